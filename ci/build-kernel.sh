@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build an arm64 Image of the tree at git ref $1 (default: series) from
+# allnoconfig plus ./kernel-config, and save it as $WORK/images/Image-$2
+# (default: the ref). Fails if an option of the fragment did not end up
+# set as asked, so that a renamed or unmet option cannot go unnoticed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+ref=${1:-series}
+name=${2:-$ref}
+
+git -C "$KSRC" checkout -q "$ref"
+
+mkdir -p "$KOUT" "$WORK/images"
+kmake -s allnoconfig
+"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" "$KOUT/.config" \
+	"$TOP/kernel-config" > "$LOGS/merge-config.log"
+kmake -s olddefconfig
+
+bad=0
+while read -r line; do
+	case "$line" in
+	CONFIG_*=*)
+		grep -qx "$line" "$KOUT/.config" && continue
+		echo "kernel-config: $line is not set in .config (got: $(grep "^${line%%=*}=" "$KOUT/.config" || echo unset))"
+		bad=1
+		;;
+	esac
+done < "$TOP/kernel-config"
+[ $bad -eq 0 ] || die "the config fragment did not apply"
+
+log "building Image at $ref ($(git -C "$KSRC" log -1 --format=%s "$ref"))"
+if ! kmake Image > "$LOGS/build-$name.log" 2>&1; then
+	grep -E 'error|Error' "$LOGS/build-$name.log" | head -20
+	die "build failed at $ref, see $LOGS/build-$name.log"
+fi
+cp "$KOUT/arch/arm64/boot/Image" "$WORK/images/Image-$name"
+log "built $WORK/images/Image-$name"

@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install what the CI needs from the machine's own Debian archive.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+PACKAGES=(
+	make gcc git perl python3 xz-utils cpio bc bison flex libssl-dev libelf-dev
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross ccache
+	qemu-system-arm busybox-static device-tree-compiler
+	b4 libopencsd-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	log "all ${#PACKAGES[@]} packages installed"
+	exit 0
+fi
+log "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get -qq update
+apt-get -qq install -y --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings and helpers for the ci/ scripts; source it, don't run it.
+#
+# Re-pinning the base tree is one edit: BASE_VERSION and BASE_SHA256.
+
+BASE_PACKAGE=linux-source-7.2
+BASE_VERSION=7.2.13-1
+BASE_SHA256=30a8c5fc63f9028a62e6d7b3f7f43bee67425dbce2a05fceba83f9b87c92083d
+
+# sparse that understands __typeof_unqual__ (bookworm's 0.6.4 does not),
+# built from Debian sid's source package
+SPARSE_VERSION=0.6.5~rc1
+SPARSE_SHA256=3ac8855ec7f3ab92f325be0f64347ccc2b10f8b4d7c2906783ee8e2bdab3f0de
+
+CI_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(dirname "$CI_DIR")
+# Everything a run makes goes to WORK; CACHE outlives the clone.
+WORK=${WORK:-$TOP/build}
+CACHE=${CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/coresight-ci}
+KSRC=$WORK/linux
+KOUT=$WORK/kernel-out
+LOGS=$WORK/logs
+
+export ARCH=arm64
+export CROSS_COMPILE=aarch64-linux-gnu-
+JOBS=${JOBS:-$(nproc)}
+
+mkdir -p "$WORK" "$CACHE" "$LOGS"
+
+log() { printf '[%s] %s\n' "$(basename "$0" .sh)" "$*"; }
+die() { printf '[%s] ERROR: %s\n' "$(basename "$0" .sh)" "$*" >&2; exit 1; }
+
+# The compiler, through ccache when it is installed
+kernel_cc() {
+	if command -v ccache >/dev/null; then
+		export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+		export CCACHE_BASEDIR=$WORK CCACHE_NOHASHDIR=1
+		echo "ccache ${CROSS_COMPILE}gcc"
+	else
+		echo "${CROSS_COMPILE}gcc"
+	fi
+}
+
+kmake() {
+	make -C "$KSRC" O="$KOUT" -j"$JOBS" CC="$(kernel_cc)" "$@"
+}
+
+# A private apt configuration for Debian sid, so that the machine's own
+# sources stay untouched. Only for apt-get download/source, never install.
+sid_apt() {
+	local d=$CACHE/apt-sid uri
+	mkdir -p "$d/lists/partial"
+	uri=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null)
+	[ -n "$uri" ] || uri=$(awk '$1 == "deb" {print $2; exit}' /etc/apt/sources.list)
+	cat > "$d/sources.list" <<EOT
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri sid main
+deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri sid main
+EOT
+	SID_APT=(-o Dir::Etc::sourcelist="$d/sources.list" -o Dir::Etc::sourceparts=/dev/null
+		 -o Dir::State::Lists="$d/lists" -o APT::Sandbox::User=root)
+	[ -n "${SID_UPDATED:-}" ] || apt-get "${SID_APT[@]}" -qq update || die "apt-get update (sid) failed"
+	SID_UPDATED=1
+}

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Show that the tests can fail, by running them where the series is not:
+#  - the base kernel: the KUnit suites of the series are absent, and the
+#    boot tests of AUX sampling fail;
+#  - the series with the sink sharing rule of the base tree put back
+#    (ci/negative/owner-pid-sink-rule.patch): the KUnit table fails on the
+#    cases the series fixes, and only on those.
+# Each boot must fail exactly as listed below, or this stage fails.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+# $1: boot name; stdin: the tests that must fail, one per line
+expect_failures() {
+	local want got
+	want=$(sort)
+	got=$({ python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-$1.log" || true; } |
+	      sed -n 's/^FAILED: //p' | sort)
+	if [ "$want" != "$got" ]; then
+		diff <(echo "$want") <(echo "$got") | sed 's/^/  /'
+		die "$1: the failures are not the expected ones (< expected, > got)"
+	fi
+	log "$1: $(echo "$got" | wc -l) tests fail, as expected"
+}
+
+# Base kernel: built by test.sh before the series
+bash "$CI_DIR/boot.sh" base
+for suite in coresight_etm_perf_aux_sample coresight_perf_sink_sharing; do
+	! grep -q "# Subtest: $suite" "$LOGS/boot-base.log" ||
+		die "KUnit suite $suite runs on the base kernel"
+done
+log "base: the KUnit suites of the series are absent"
+expect_failures base <<EOT
+4KiB samples under a cs_etm leader are accepted
+64KiB samples under a cs_etm leader are accepted
+1MiB samples are accepted, perf core caps them
+a size that is not a multiple of 8 is accepted
+EOT
+
+# The series with the owner PID rule of the base tree
+git -C "$KSRC" checkout -q series
+git -C "$KSRC" apply "$CI_DIR/negative/owner-pid-sink-rule.patch"
+bash "$CI_DIR/build-kernel.sh" HEAD owner-pid-rule ||
+	{ git -C "$KSRC" checkout -q -- .; exit 1; }
+git -C "$KSRC" checkout -q -- .
+bash "$CI_DIR/boot.sh" owner-pid-rule
+expect_failures owner-pid-rule <<EOT
+coresight_perf_sink_sharing.test_perf_sink_use.per-thread, one owner, two targets
+coresight_perf_sink_sharing.test_perf_sink_use.CPU-wide, then per-thread of one owner
+coresight_perf_sink_sharing.test_perf_sink_use.per-thread, then CPU-wide of one owner
+EOT

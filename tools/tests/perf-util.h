@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* perf_event_open() helpers for the boot tests */
+#ifndef PERF_UTIL_H
+#define PERF_UTIL_H
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static inline int perf_event_open(struct perf_event_attr *attr, pid_t pid,
+				  int cpu, int group_fd, unsigned long flags)
+{
+	return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+/* The type of a dynamic PMU, or -1 if the PMU is not registered */
+static inline int pmu_type(const char *pmu)
+{
+	char path[128];
+	FILE *f;
+	int type;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &type) != 1)
+		type = -1;
+	fclose(f);
+	return type;
+}
+
+/* A disabled cs_etm event tracing the calling thread */
+static inline void cs_etm_attr(struct perf_event_attr *attr, int type)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->disabled = 1;
+	attr->exclude_kernel = 0;
+}
+
+/* A cpu-clock event that samples the AUX area of its group leader */
+static inline void aux_sampler_attr(struct perf_event_attr *attr,
+				    unsigned int aux_sample_size)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_CPU_CLOCK;
+	attr->sample_period = 1000000;
+	attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_AUX;
+	attr->aux_sample_size = aux_sample_size;
+}
+
+#endif
