@@ -35,6 +35,10 @@ kernel_cc() {
 	if command -v ccache >/dev/null; then
 		export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 		export CCACHE_BASEDIR=$WORK CCACHE_NOHASHDIR=1
+		# Kbuild maps the absolute source path out of __FILE__ with
+		# these; leave them out of the hash so that a clone in another
+		# directory hits the cache.
+		export CCACHE_IGNOREOPTIONS='-fmacro-prefix-map=* -ffile-prefix-map=*'
 		echo "ccache ${CROSS_COMPILE}gcc"
 	else
 		echo "${CROSS_COMPILE}gcc"

@@ -47,6 +47,8 @@ stage prove-tests-fail run prove-tests-fail
 
 . "$WORK/base.env"
 echo "=== summary"
+[ "$BASE_USED_VERSION" = "$BASE_VERSION" ] ||
+	echo "BASE DRIFT: pinned $BASE_VERSION unavailable, using $BASE_USED_VERSION ($BASE_USED_SHA256)"
 echo "base: $BASE_PACKAGE $BASE_USED_VERSION sha256 $BASE_USED_SHA256 tree $(git -C "$KSRC" rev-parse base^{tree})"
 echo "series: $(git -C "$KSRC" rev-list --count base..series) patches"
 printf '%s\n' "${TIMES[@]}"
