@@ -8,6 +8,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# From the kernel tree, as checkpatch expects to be run
+cd "$KSRC"
 failed=0
 while read -r patch; do
 	case "$patch" in ''|'#'*) continue ;; esac
