@@ -20,7 +20,7 @@ objs=$(
 		git -C "$KSRC" diff --name-only base series -- '*.c'
 		(cd "$KSRC" && ls drivers/hwtracing/coresight/*.c kernel/events/*.c)
 	} | sort -u | sed 's/\.c$/.o/' |
-	while read -r o; do [ -f "$KOUT/$o" ] && echo "$o"; done
+	while read -r o; do if [ -f "$KOUT/$o" ]; then echo "$o"; fi; done
 )
 [ -n "$objs" ] || die "nothing to check: build the kernel first"
 
