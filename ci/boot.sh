@@ -11,14 +11,16 @@ set -euo pipefail
 name=$1
 image=$WORK/images/Image-$name
 log_file=$LOGS/boot-${2:-$name}.log
-QEMU=${QEMU:-qemu-system-aarch64}
+# The QEMU of ci/build-qemu.sh, with the CoreSight model (ETE and TRBE)
+QEMU=${QEMU:-$WORK/qemu/qemu-system-aarch64}
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-600}
 [ -f "$image" ] || die "no $image"
+[ -x "$QEMU" ] || die "no $QEMU: run ci/build-qemu.sh \$WORK/qemu first"
 
 log "booting $name with $QEMU (timeout ${BOOT_TIMEOUT}s)"
 rc=0
 timeout --foreground "$BOOT_TIMEOUT" "$QEMU" \
-	-M virt,gic-version=3 ${QEMU_MACHINE_OPTS:-} -cpu max -smp 4 -m 1G \
+	-M virt,gic-version=3,coresight=on -cpu max -smp 4 -m 1G \
 	-nographic -nic none -no-reboot \
 	-kernel "$image" -initrd "$WORK/${INITRAMFS:-initramfs}.cpio.gz" \
 	-append "console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1" \

@@ -31,7 +31,7 @@ export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/coresight-ci/cca
 mkdir -p "$CACHE" "$CCACHE_DIR"
 
 deps="meson ninja-build gcc libglib2.0-dev libpixman-1-dev libfdt-dev
-      pkg-config python3-venv xz-utils rsync ccache"
+      pkg-config python3-venv xz-utils rsync patch ccache"
 missing=
 for p in $deps; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q ' installed' ||
@@ -69,6 +69,9 @@ fi
 # cached tree so that unchanged files keep their timestamps.
 [ -f "$PATCHDIR/series" ] || die "missing $PATCHDIR/series"
 patches() { sed -e 's/#.*//' -e '/^\s*$/d' "$PATCHDIR/series"; }
+for p in $(patches); do
+	[ -f "$PATCHDIR/$p" ] || die "$p is listed in series but missing"
+done
 stamp=$( (echo "$QEMU_SHA256"; cd "$PATCHDIR" &&
 	  patches | while read -r p; do sha256sum "$p"; done) |
 	 sha256sum | cut -d' ' -f1)

@@ -9,6 +9,7 @@ set -euo pipefail
 for step in install-deps fetch-base apply-series; do
 	bash "$CI_DIR/$step.sh"
 done
+bash "$CI_DIR/build-qemu.sh" "$WORK/qemu"
 bash "$CI_DIR/build-kernel.sh" series series
 bash "$CI_DIR/make-initramfs.sh" "$TOP/tools/demo" demo
 INITRAMFS=demo bash "$CI_DIR/boot.sh" series demo

@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
 	make gcc git perl python3 xz-utils cpio bc bison flex libssl-dev libelf-dev
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross ccache
-	qemu-system-arm busybox-static device-tree-compiler
+	device-tree-compiler
 	b4 libopencsd-dev
 )
 

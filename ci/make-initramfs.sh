@@ -13,9 +13,14 @@ root=$WORK/$name
 rm -rf "$root"
 mkdir -p "$root"/{dev,proc,sys,tests}
 
+# The uapi headers of the kernel under test: the toolchain's are older
+kmake -s headers
+uapi=$KOUT/usr/include
+
 for src in "$src_dir"/*.c; do
-	"${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror \
-		-I"$TOP/tools/tests" -o "$root/tests/$(basename "$src" .c)" "$src" ||
+	"${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror -pthread \
+		-isystem "$uapi" -I"$TOP/tools/tests" \
+		-o "$root/tests/$(basename "$src" .c)" "$src" ||
 		die "cannot build $src"
 	log "built $(basename "$src")"
 done

@@ -35,6 +35,13 @@ expect_failures base <<EOT
 64KiB samples under a cs_etm leader are accepted
 1MiB samples are accepted, perf core caps them
 a size that is not a multiple of 8 is accepted
+4096 byte samples from a 16 page AUX buffer: 4096 bytes each, with trace
+16384 byte samples from a 16 page AUX buffer: 16384 bytes each, with trace
+65536 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
+1048576 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
+a paused cs_etm event gives all-zero samples
+10kHz samples from a 2 page AUX buffer, across TRBE interrupts
+enable/disable racing 20kHz samples on 4 CPUs
 EOT
 
 # The series with the owner PID rule of the base tree

@@ -30,6 +30,7 @@ run() { bash "$CI_DIR/$1.sh" "${@:2}"; }
 
 total=$SECONDS
 stage deps run install-deps
+stage build-qemu run build-qemu "$WORK/qemu"
 stage fetch-base run fetch-base
 stage apply-series run apply-series
 stage checkpatch run check-patches

@@ -1,0 +1,358 @@
+/*
+ * etedec: decode a raw ETE trace buffer (as written by a TRBE) with
+ * OpenCSD's C API and report packet statistics, errors and context IDs.
+ *
+ * usage: etedec FILE [traceid [configr [idr0 idr1 idr2 devarch]]]
+ *        [-m ADDR FILE]... (memory images, enables full decode)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <opencsd/c_api/opencsd_c_api.h>
+
+static unsigned long npkts, nerr, natoms, naddr, nctx, nexc, nasync, nts;
+static unsigned long nelem, nelem_err, ninstr_range;
+static int verbose;
+static unsigned long elem_types[64];
+
+/*
+ * Consistency check of the atoms: after a range that ends with a taken
+ * direct branch, the next range must start at that branch's target.  An
+ * address packet that the decoder attributes to the wrong waypoint (atoms
+ * out of step with the code) shows up as a mismatch.
+ */
+static struct {
+	unsigned long long base;
+	unsigned char *data;
+	long len;
+} mem[8];
+static int nmem;
+static unsigned long long expect_addr;
+static int have_expect;
+static unsigned long nchecked, nmismatch;
+
+static int read_insn(unsigned long long a, uint32_t *insn)
+{
+	for (int i = 0; i < nmem; i++) {
+		if (a >= mem[i].base && a + 4 <= mem[i].base + mem[i].len) {
+			memcpy(insn, mem[i].data + (a - mem[i].base), 4);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static long long sext(uint32_t v, int bits)
+{
+	return (long long)((int64_t)((uint64_t)v << (64 - bits)) >> (64 - bits));
+}
+
+/* target of a direct branch at @a, if @insn is one */
+static int direct_target(unsigned long long a, uint32_t insn,
+			 unsigned long long *t)
+{
+	if ((insn & 0x7c000000) == 0x14000000)		/* B, BL */
+		*t = a + 4 * sext(insn & 0x3ffffff, 26);
+	else if ((insn & 0xff000000) == 0x54000000 ||	/* B.cond */
+		 (insn & 0x7e000000) == 0x34000000)	/* CBZ, CBNZ */
+		*t = a + 4 * sext((insn >> 5) & 0x7ffff, 19);
+	else if ((insn & 0x7e000000) == 0x36000000)	/* TBZ, TBNZ */
+		*t = a + 4 * sext((insn >> 5) & 0x3fff, 14);
+	else
+		return 0;
+	return 1;
+}
+static unsigned int cids[64], ncids;
+
+static void note_cid(unsigned int cid)
+{
+	for (unsigned int i = 0; i < ncids; i++)
+		if (cids[i] == cid)
+			return;
+	if (ncids < 64)
+		cids[ncids++] = cid;
+}
+
+static void pkt_in(const void *ctx, const ocsd_datapath_op_t op,
+		   const ocsd_trc_index_t idx, const void *p,
+		   const uint32_t size, const uint8_t *raw)
+{
+	const ocsd_etmv4_i_pkt *pkt = p;
+	char buf[256];
+
+	if (op != OCSD_OP_DATA)
+		return;
+	npkts++;
+	if (verbose) {
+		ocsd_pkt_str(OCSD_PROTOCOL_ETMV4I, p, buf, sizeof(buf));
+		printf("%6lu: %s\n", (unsigned long)idx, buf);
+	}
+	switch (pkt->type) {
+	case ETM4_PKT_I_NOTSYNC:
+	case ETM4_PKT_I_INCOMPLETE_EOT:
+	case ETM4_PKT_I_NO_ERR_TYPE:
+	case ETM4_PKT_I_BAD_SEQUENCE:
+	case ETM4_PKT_I_BAD_TRACEMODE:
+	case ETM4_PKT_I_RESERVED:
+	case ETM4_PKT_I_RESERVED_CFG:
+		nerr++;
+		ocsd_pkt_str(OCSD_PROTOCOL_ETMV4I, p, buf, sizeof(buf));
+		printf("ERROR packet at %lu: %s\n", (unsigned long)idx, buf);
+		break;
+	case ETM4_PKT_I_ASYNC:
+		nasync++;
+		break;
+	case ETM4_PKT_I_TIMESTAMP:
+		nts++;
+		break;
+	case ETM4_PKT_I_EXCEPT:
+		nexc++;
+		break;
+	case ETM4_PKT_I_ATOM_F1: case ETM4_PKT_I_ATOM_F2: case ETM4_PKT_I_ATOM_F3:
+	case ETM4_PKT_I_ATOM_F4: case ETM4_PKT_I_ATOM_F5: case ETM4_PKT_I_ATOM_F6:
+		natoms++;
+		break;
+	case ETM4_PKT_I_CTXT:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS0:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
+		nctx++;
+		if (pkt->context.updated_c)
+			note_cid(pkt->context.ctxtID);
+		if (pkt->type != ETM4_PKT_I_CTXT)
+			naddr++;
+		break;
+	case ETM4_PKT_I_ADDR_L_64IS0:
+	case ETM4_PKT_I_ADDR_L_64IS1:
+		naddr++;
+		break;
+	default:
+		break;
+	}
+}
+
+static ocsd_datapath_resp_t elem_in(const void *ctx, const ocsd_trc_index_t idx,
+				    const uint8_t id,
+				    const ocsd_generic_trace_elem *e)
+{
+	char buf[512];
+
+	nelem++;
+	if (e->elem_type == OCSD_GEN_TRC_ELEM_INSTR_RANGE) {
+		uint32_t insn;
+		unsigned long long t = 0, last = e->en_addr - 4;
+
+		ninstr_range++;
+		if (have_expect) {
+			nchecked++;
+			if (e->st_addr != expect_addr) {
+				nmismatch++;
+				if (nmismatch < 10)
+					printf("MISMATCH at %lu: expected 0x%llx, range starts at 0x%llx\n",
+					       (unsigned long)idx, expect_addr,
+					       (unsigned long long)e->st_addr);
+			}
+		}
+		have_expect = e->last_i_type == OCSD_INSTR_BR &&
+			      e->last_instr_exec && read_insn(last, &insn) &&
+			      direct_target(last, insn, &t);
+		expect_addr = t;
+	} else if (e->elem_type != OCSD_GEN_TRC_ELEM_TIMESTAMP &&
+		   e->elem_type != OCSD_GEN_TRC_ELEM_PE_CONTEXT) {
+		/* exceptions, trace on, etc. break the chain */
+		have_expect = 0;
+	}
+	if (e->elem_type < 64)
+		elem_types[e->elem_type]++;
+	if (e->elem_type == OCSD_GEN_TRC_ELEM_PE_CONTEXT &&
+	    e->context.ctxt_id_valid)
+		note_cid(e->context.context_id);
+	if (e->elem_type == OCSD_GEN_TRC_ELEM_ADDR_NACC ||
+	    e->elem_type == OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN) {
+		nelem_err++;
+		if (nelem_err < 20) {
+			ocsd_gen_elem_str(e, buf, sizeof(buf));
+			printf("ELEM problem at %lu: %s\n", (unsigned long)idx, buf);
+		}
+	}
+	if (verbose > 1) {
+		ocsd_gen_elem_str(e, buf, sizeof(buf));
+		printf("E %6lu: %s\n", (unsigned long)idx, buf);
+	}
+	return OCSD_RESP_CONT;
+}
+
+/* Parse the library's packet printer output: "Idx:N; ID:10; I_TYPE : ..." */
+static void log_str(const void *ctx, const char *s, const int len)
+{
+	const char *p;
+
+	if (verbose)
+		fwrite(s, 1, len, stdout);
+	if (!strstr(s, "ID:")) {
+		if (strstr(s, "ERROR") || strstr(s, "Error")) {
+			nerr++;
+			fwrite(s, 1, len, stdout);
+		}
+		return;
+	}
+	npkts++;
+	if (strstr(s, "I_BAD") || strstr(s, "I_RESERVED") ||
+	    strstr(s, "I_NOTSYNC") || strstr(s, "I_INCOMPLETE") ||
+	    strstr(s, "ERROR")) {
+		nerr++;
+		printf("ERROR packet: %.*s", len, s);
+	} else if (strstr(s, "I_ASYNC")) {
+		nasync++;
+	} else if (strstr(s, "I_TIMESTAMP")) {
+		nts++;
+	} else if (strstr(s, "I_ATOM")) {
+		natoms++;
+	} else if (strstr(s, "I_EXCEPT")) {
+		nexc++;
+	} else if (strstr(s, "I_ADDR_CTXT")) {
+		naddr++;
+		nctx++;
+	} else if (strstr(s, "I_CTXT")) {
+		nctx++;
+	} else if (strstr(s, "I_ADDR")) {
+		naddr++;
+	}
+	p = strstr(s, "CID=");
+	if (p)
+		note_cid(strtoul(p + 4, NULL, 16));
+}
+
+int main(int argc, char **argv)
+{
+	ocsd_ete_cfg cfg = {
+		.reg_idr0 = 0x28000c01,
+		.reg_idr1 = 0x0000fff0,
+		.reg_idr2 = 0x00000088,
+		.reg_idr8 = 0,
+		.reg_devarch = 0x47705a13,
+		.reg_configr = 0x00000841,
+		.reg_traceidr = 0x10,
+		.arch_ver = ARCH_AA64,
+		.core_prof = profile_CortexA,
+	};
+	const char *file = NULL;
+	int nnum = 0, full = 0;
+	uint32_t nums[7];
+	dcd_tree_handle_t t;
+	unsigned char *data;
+	unsigned char csid;
+	uint32_t used;
+	long len;
+	FILE *f;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-v")) {
+			verbose++;
+		} else if (!strcmp(argv[i], "-m") && i + 2 < argc) {
+			i += 2;
+			full = 1;
+		} else if (!file) {
+			file = argv[i];
+		} else if (nnum < 7) {
+			nums[nnum++] = strtoul(argv[i], NULL, 0);
+		}
+	}
+	if (!file) {
+		fprintf(stderr, "usage: etedec FILE [traceid [configr [idr0 idr1 idr2 devarch]]] [-m ADDR FILE]...\n");
+		return 1;
+	}
+	if (nnum > 0)
+		cfg.reg_traceidr = nums[0];
+	if (nnum > 1)
+		cfg.reg_configr = nums[1];
+	if (nnum > 5) {
+		cfg.reg_idr0 = nums[2];
+		cfg.reg_idr1 = nums[3];
+		cfg.reg_idr2 = nums[4];
+		cfg.reg_devarch = nums[5];
+	}
+
+	f = fopen(file, "rb");
+	if (!f) {
+		perror(file);
+		return 1;
+	}
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	data = malloc(len ? len : 1);
+	if (fread(data, 1, len, f) != (size_t)len)
+		return 1;
+	fclose(f);
+
+	ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 1);
+	ocsd_def_errlog_config_output(C_API_MSGLOGOUT_FLG_NONE, NULL);
+	t = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	if (ocsd_dt_create_decoder(t, OCSD_BUILTIN_DCD_ETE,
+				   full ? OCSD_CREATE_FLG_FULL_DECODER
+					: OCSD_CREATE_FLG_PACKET_PROC,
+				   &cfg, &csid) != OCSD_OK) {
+		fprintf(stderr, "cannot create ETE decoder\n");
+		return 1;
+	}
+	ocsd_def_errlog_set_strprint_cb(t, NULL, log_str);
+	if (!full && ocsd_dt_set_pkt_protocol_printer(t, csid, 0) != OCSD_OK)
+		fprintf(stderr, "cannot attach packet printer (csid %u)\n", csid);
+	if (full) {
+		for (int i = 1; i < argc; i++) {
+			if (!strcmp(argv[i], "-m") && i + 2 < argc) {
+				unsigned long long a = strtoull(argv[i + 1], NULL, 0);
+
+				FILE *mf = fopen(argv[i + 2], "rb");
+
+				if (ocsd_dt_add_binfile_mem_acc(t, a, OCSD_MEM_SPACE_ANY,
+								argv[i + 2]) != OCSD_OK)
+					fprintf(stderr, "cannot map %s\n", argv[i + 2]);
+				if (mf && nmem < 8) {
+					fseek(mf, 0, SEEK_END);
+					mem[nmem].len = ftell(mf);
+					rewind(mf);
+					mem[nmem].data = malloc(mem[nmem].len);
+					if (fread(mem[nmem].data, 1, mem[nmem].len, mf) ==
+					    (size_t)mem[nmem].len) {
+						mem[nmem].base = a;
+						nmem++;
+					}
+				}
+				if (mf)
+					fclose(mf);
+				i += 2;
+			}
+		}
+		ocsd_dt_set_gen_elem_outfn(t, elem_in, NULL);
+	}
+	if (OCSD_DATA_RESP_IS_FATAL(ocsd_dt_process_data(t, OCSD_OP_DATA, 0, len, data, &used)) ||
+	    used != (uint32_t)len) {
+		printf("process_data stopped at %u of %ld\n", used, len);
+		nerr++;
+	}
+	ocsd_dt_process_data(t, OCSD_OP_EOT, 0, 0, NULL, &used);
+
+	printf("etedec: %ld bytes, %lu packets, %lu errors, %lu A-Sync, "
+	       "%lu timestamps, %lu atoms, %lu addresses, %lu contexts, "
+	       "%lu exceptions\n", len, npkts, nerr, nasync, nts, natoms,
+	       naddr, nctx, nexc);
+	if (full)
+	{
+		printf("etedec: full decode: %lu elements, %lu instruction ranges, %lu memory/address problems\n",
+		       nelem, ninstr_range, nelem_err);
+		printf("etedec: direct-branch target check: %lu checked, %lu mismatches\n",
+		       nchecked, nmismatch);
+		printf("etedec: element types:");
+		for (int i = 0; i < 64; i++)
+			if (elem_types[i])
+				printf(" %d:%lu", i, elem_types[i]);
+		printf("\n");
+	}
+	printf("etedec: context IDs:");
+	for (unsigned int i = 0; i < ncids; i++)
+		printf(" %u", cids[i]);
+	printf("\n");
+	ocsd_destroy_dcd_tree(t);
+	return (nerr || nmismatch || nelem_err) ? 2 : 0;
+}

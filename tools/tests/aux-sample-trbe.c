@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AUX sampling through the perf ABI on a per-CPU sink (TRBE): a cs_etm
+ * leader tracing this thread into an overwrite mode AUX buffer, and a
+ * cpu-clock sampler with PERF_SAMPLE_AUX. Needs ETE and TRBE, for
+ * example QEMU with the CoreSight model of tools/qemu; without them the
+ * tests are skipped.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "ktap.h"
+#include "perf-util.h"
+
+#define DATA_PAGES	256	/* ring buffer pages, a power of 2 */
+#define U16_MAX		65535
+
+struct session {
+	int leader, sampler;
+	struct perf_event_mmap_page *pc;
+	void *aux;
+	size_t aux_size;
+};
+
+struct sample_stats {
+	int nr, bad_size, with_trace, all_zero, bad_tid, bad_cpu;
+};
+
+static long page_size;
+static int cs_etm_type;
+
+static int format_bit(const char *name)
+{
+	char path[160], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/cs_etm/format/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return strchr(buf, ':') ? atoi(strchr(buf, ':') + 1) : -1;
+}
+
+static void pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void spin_ms(int ms)
+{
+	struct timespec t0, t;
+	static volatile unsigned long x;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		x++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/* Open the group on this thread; returns 0, or -1 with a diagnostic */
+static int session_open(struct session *s, unsigned int sample_size,
+			int aux_pages, int start_paused, unsigned long period)
+{
+	struct perf_event_attr attr;
+	int bit;
+
+	cs_etm_attr(&attr, cs_etm_type);
+	attr.aux_start_paused = start_paused;
+	bit = format_bit("contextid");
+	if (bit >= 0)
+		attr.config |= 1ULL << bit;
+	s->leader = perf_event_open(&attr, 0, -1, -1, 0);
+	if (s->leader < 0) {
+		ktap_diag("cs_etm event: %s", strerror(errno));
+		return -1;
+	}
+
+	aux_sampler_attr(&attr, sample_size);
+	attr.sample_period = period;
+	attr.disabled = 1;
+	s->sampler = perf_event_open(&attr, 0, -1, s->leader, 0);
+	if (s->sampler < 0) {
+		ktap_diag("sampling event: %s", strerror(errno));
+		close(s->leader);
+		return -1;
+	}
+
+	s->pc = mmap(NULL, (DATA_PAGES + 1) * page_size, PROT_READ | PROT_WRITE,
+		     MAP_SHARED, s->leader, 0);
+	if (s->pc == MAP_FAILED || ioctl(s->sampler, PERF_EVENT_IOC_SET_OUTPUT, s->leader)) {
+		ktap_diag("ring buffer: %s", strerror(errno));
+		return -1;
+	}
+	s->aux_size = aux_pages * page_size;
+	s->pc->aux_offset = (DATA_PAGES + 1) * page_size;
+	s->pc->aux_size = s->aux_size;
+	/* PROT_READ only: overwrite mode, as AUX sampling needs */
+	s->aux = mmap(NULL, s->aux_size, PROT_READ, MAP_SHARED, s->leader, s->pc->aux_offset);
+	if (s->aux == MAP_FAILED) {
+		ktap_diag("AUX buffer: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void session_close(struct session *s)
+{
+	munmap(s->aux, s->aux_size);
+	munmap(s->pc, (DATA_PAGES + 1) * page_size);
+	close(s->sampler);
+	close(s->leader);
+}
+
+static void session_run(struct session *s, int ms)
+{
+	ioctl(s->leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	spin_ms(ms);
+	ioctl(s->leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+}
+
+/* What perf core puts in a sample: see perf_prepare_sample() */
+static unsigned long expected_size(unsigned int sample_size, size_t aux_size)
+{
+	/* header, TID, CPU and the AUX size field */
+	unsigned long max = (U16_MAX - 4 * sizeof(uint64_t)) & ~7UL;
+	unsigned long size = sample_size < max ? sample_size : max;
+
+	size &= ~7UL;
+	return size < aux_size ? size : aux_size;
+}
+
+static struct sample_stats session_samples(struct session *s, unsigned long want,
+					   int tid, int cpu)
+{
+	struct sample_stats st = {};
+	uint8_t *data = (uint8_t *)s->pc + page_size;
+	uint64_t head = __atomic_load_n(&s->pc->data_head, __ATOMIC_ACQUIRE);
+	uint64_t off, ring = DATA_PAGES * page_size;
+	uint8_t *rec = malloc(U16_MAX + 1);
+
+	for (off = s->pc->data_tail; off < head;) {
+		struct perf_event_header h;
+		uint64_t i, size, zeros;
+		uint32_t rtid, rcpu;
+
+		/* Records may wrap around the end of the ring: copy them out */
+		for (i = 0; i < sizeof(h); i++)
+			((uint8_t *)&h)[i] = data[(off + i) % ring];
+		for (i = 0; i < h.size; i++)
+			rec[i] = data[(off + i) % ring];
+		off += h.size;
+		if (h.type != PERF_RECORD_SAMPLE)
+			continue;
+
+		memcpy(&rtid, rec + 12, 4);
+		memcpy(&rcpu, rec + 16, 4);
+		memcpy(&size, rec + 24, 8);
+		st.nr++;
+		st.bad_size += size != want;
+		st.bad_tid += (int)rtid != tid;
+		st.bad_cpu += (int)rcpu != cpu;
+		for (zeros = 0; zeros < size && !rec[32 + zeros]; zeros++)
+			;
+		if (zeros == size)
+			st.all_zero++;
+		else
+			st.with_trace++;
+	}
+	s->pc->data_tail = head;
+	free(rec);
+	return st;
+}
+
+static void test_sample_size(unsigned int sample_size, int aux_pages)
+{
+	struct session s;
+	struct sample_stats st;
+	unsigned long want = expected_size(sample_size, aux_pages * page_size);
+	char name[128];
+	int ok;
+
+	snprintf(name, sizeof(name), "%u byte samples from a %d page AUX buffer: %lu bytes each, with trace",
+		 sample_size, aux_pages, want);
+	pin_to_cpu(1);
+	if (session_open(&s, sample_size, aux_pages, 0, 1000000)) {
+		ktap_result(0, name);
+		return;
+	}
+	session_run(&s, 100);
+	st = session_samples(&s, want, gettid(), 1);
+	ok = st.nr > 0 && !st.bad_size && st.with_trace > 0 && !st.bad_tid && !st.bad_cpu;
+	if (!ok)
+		ktap_diag("%d samples: %d of a wrong size, %d with trace, %d of another thread, %d of another CPU",
+			  st.nr, st.bad_size, st.with_trace, st.bad_tid, st.bad_cpu);
+	ktap_result(ok, name);
+	session_close(&s);
+}
+
+static void test_paused(void)
+{
+	const char *name = "a paused cs_etm event gives all-zero samples";
+	struct session s;
+	struct sample_stats st;
+	int ok;
+
+	pin_to_cpu(2);
+	if (session_open(&s, 4096, 16, 1, 1000000)) {
+		ktap_result(0, name);
+		return;
+	}
+	session_run(&s, 50);
+	st = session_samples(&s, 4096, gettid(), 2);
+	ok = st.nr > 0 && st.all_zero == st.nr && !st.bad_size;
+	if (!ok)
+		ktap_diag("%d samples, %d all zeros, %d of a wrong size", st.nr, st.all_zero, st.bad_size);
+	ktap_result(ok, name);
+	session_close(&s);
+}
+
+/* Sample fast from a small buffer, so that the TRBE fills and interrupts */
+static void test_small_buffer(void)
+{
+	const char *name = "10kHz samples from a 2 page AUX buffer, across TRBE interrupts";
+	struct session s;
+	struct sample_stats st;
+	int ok;
+
+	pin_to_cpu(3);
+	if (session_open(&s, 4096, 2, 0, 100000)) {
+		ktap_result(0, name);
+		return;
+	}
+	session_run(&s, 200);
+	st = session_samples(&s, 4096, gettid(), 3);
+	ok = st.nr > 0 && !st.bad_size;
+	if (!ok)
+		ktap_diag("%d samples, %d of a wrong size", st.nr, st.bad_size);
+	ktap_result(ok, name);
+	session_close(&s);
+}
+
+static void *race_thread(void *arg)
+{
+	int cpu = (long)arg, i;
+	struct session s;
+
+	pin_to_cpu(cpu);
+	if (session_open(&s, 8192, 4, 0, 50000))
+		return (void *)1;
+	for (i = 0; i < 200; i++) {
+		ioctl(s.leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+		spin_ms(1);
+		ioctl(s.leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+		session_samples(&s, 8192, 0, cpu);
+	}
+	session_close(&s);
+	return NULL;
+}
+
+/* Enable and disable while sampling, on every CPU at once */
+static void test_stop_races(void)
+{
+	pthread_t t[4];
+	void *ret;
+	int i, failed = 0;
+
+	for (i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, race_thread, (void *)(long)i);
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], &ret);
+		failed += ret != NULL;
+	}
+	ktap_result(!failed, "enable/disable racing 20kHz samples on 4 CPUs");
+}
+
+int main(void)
+{
+	static const char *const names[] = {
+		"4096 byte samples", "16384 byte samples", "65536 byte samples",
+		"1MiB samples", "a paused event", "small buffer", "stop races",
+	};
+	int nr = sizeof(names) / sizeof(names[0]), i;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	cs_etm_type = pmu_type("cs_etm");
+	ktap_plan("aux_sample_trbe", nr);
+	if (cs_etm_type < 0 || access("/sys/bus/coresight/devices/trbe0", F_OK)) {
+		for (i = 0; i < nr; i++)
+			ktap_skip(names[i], "no TRBE");
+		return 0;
+	}
+
+	test_sample_size(4096, 16);
+	test_sample_size(16384, 16);
+	test_sample_size(65536, 32);
+	test_sample_size(1 << 20, 32);
+	test_paused();
+	test_small_buffer();
+	test_stop_races();
+	return 0;
+}
