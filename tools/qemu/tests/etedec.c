@@ -11,7 +11,7 @@
 #include <opencsd/c_api/opencsd_c_api.h>
 
 static unsigned long npkts, nerr, natoms, naddr, nctx, nexc, nasync, nts;
-static unsigned long nelem, nelem_err, ninstr_range;
+static unsigned long nelem, nelem_err, ninstr_range, nincomplete;
 static int verbose;
 static unsigned long elem_types[64];
 
@@ -196,9 +196,11 @@ static void log_str(const void *ctx, const char *s, const int len)
 		return;
 	}
 	npkts++;
-	if (strstr(s, "I_BAD") || strstr(s, "I_RESERVED") ||
-	    strstr(s, "I_NOTSYNC") || strstr(s, "I_INCOMPLETE") ||
-	    strstr(s, "ERROR")) {
+	if (strstr(s, "I_INCOMPLETE_EOT")) {
+		/* the buffer ends in the middle of a packet: truncation */
+		nincomplete++;
+	} else if (strstr(s, "I_BAD") || strstr(s, "I_RESERVED") ||
+		   strstr(s, "I_NOTSYNC") || strstr(s, "ERROR")) {
 		nerr++;
 		printf("ERROR packet: %.*s", len, s);
 	} else if (strstr(s, "I_ASYNC")) {
@@ -333,7 +335,8 @@ int main(int argc, char **argv)
 	}
 	ocsd_dt_process_data(t, OCSD_OP_EOT, 0, 0, NULL, &used);
 
-	printf("etedec: %ld bytes, %lu packets, %lu errors, %lu A-Sync, "
+	if (!full)
+		printf("etedec: %ld bytes, %lu packets, %lu errors, %lu A-Sync, "
 	       "%lu timestamps, %lu atoms, %lu addresses, %lu contexts, "
 	       "%lu exceptions\n", len, npkts, nerr, nasync, nts, natoms,
 	       naddr, nctx, nexc);
@@ -349,6 +352,8 @@ int main(int argc, char **argv)
 				printf(" %d:%lu", i, elem_types[i]);
 		printf("\n");
 	}
+	if (nincomplete)
+		printf("etedec: buffer ends inside a packet (truncated)\n");
 	printf("etedec: context IDs:");
 	for (unsigned int i = 0; i < ncids; i++)
 		printf(" %u", cids[i]);

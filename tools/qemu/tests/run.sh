@@ -63,6 +63,6 @@ for f in "$OUT"/aux-*.bin; do
 	echo "== $f"
 	"$OUT/etedec" "$f" 0x10 0x841 | tail -2 || rc=1
 	"$OUT/etedec" "$f" 0x10 0x841 -m 0xffff800080000000 "$OUT/ktext.bin" \
-		-m 0x400000 "$OUT/cstrace" | tail -3 || rc=1
+		-m 0x400000 "$OUT/cstrace" | tail -5 || rc=1
 done
 exit $rc
