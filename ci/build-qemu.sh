@@ -6,7 +6,7 @@
 # usage: bash ci/build-qemu.sh OUTDIR
 #
 # Fetches Debian bookworm's qemu 7.2+dfsg source (cached in
-# ${XDG_CACHE_HOME:-$HOME/.cache}/coresight-ci/qemu), applies the patches
+# ${CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/coresight-ci}/qemu), applies the patches
 # listed in tools/qemu/series, builds it (with ccache when available) and
 # copies the binary to OUTDIR/qemu-system-aarch64.  The patched tree and the
 # build directory are kept in the cache: unchanged files keep their mtime,
@@ -26,8 +26,10 @@ say() { echo "build-qemu: $*"; }
 OUT=$(mkdir -p "$1" && cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 PATCHDIR=$TOP/tools/qemu
-CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/coresight-ci/qemu
-export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/coresight-ci/ccache}
+# The cache directory of ci/lib.sh
+CI_CACHE=${CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/coresight-ci}
+CACHE=$CI_CACHE/qemu
+export CCACHE_DIR=${CCACHE_DIR:-$CI_CACHE/ccache}
 mkdir -p "$CACHE" "$CCACHE_DIR"
 
 deps="meson ninja-build gcc libglib2.0-dev libpixman-1-dev libfdt-dev
