@@ -2,20 +2,23 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build an arm64 Image of the tree at git ref $1 (default: series) from
 # allnoconfig plus ./kernel-config, and save it as $WORK/images/Image-$2
-# (default: the ref). Fails if an option of the fragment did not end up
-# set as asked, so that a renamed or unmet option cannot go unnoticed.
+# (default: the ref). KCONFIG_EXTRA names more fragments to merge. Fails
+# if an option of a fragment did not end up set as asked, so that a
+# renamed or unmet option cannot go unnoticed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ref=${1:-series}
 name=${2:-$ref}
+# shellcheck disable=SC2206
+fragments=("$TOP/kernel-config" ${KCONFIG_EXTRA:-})
 
 git -C "$KSRC" checkout -q "$ref"
 
 mkdir -p "$KOUT" "$WORK/images"
 kmake -s allnoconfig
 "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" "$KOUT/.config" \
-	"$TOP/kernel-config" > "$LOGS/merge-config.log"
+	"${fragments[@]}" > "$LOGS/merge-config.log"
 kmake -s olddefconfig
 
 bad=0
@@ -27,8 +30,8 @@ while read -r line; do
 		bad=1
 		;;
 	esac
-done < "$TOP/kernel-config"
-[ $bad -eq 0 ] || die "the config fragment did not apply"
+done < <(cat "${fragments[@]}")
+[ $bad -eq 0 ] || die "the config fragments did not apply"
 
 log "building Image at $ref ($(git -C "$KSRC" log -1 --format=%s "$ref"))"
 if ! kmake Image > "$LOGS/build-$name.log" 2>&1; then

@@ -18,7 +18,7 @@ TOP=$(dirname "$CI_DIR")
 WORK=${WORK:-$TOP/build}
 CACHE=${CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/coresight-ci}
 KSRC=$WORK/linux
-KOUT=$WORK/kernel-out
+KOUT=${KOUT:-$WORK/kernel-out}
 LOGS=$WORK/logs
 
 export ARCH=arm64

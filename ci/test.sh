@@ -3,8 +3,9 @@
 # The whole test pipeline, from a fresh machine: fetch the pinned tree,
 # apply the series, check every patch, build the kernel after each patch,
 # compare sparse/W=1 warnings against the base tree, boot the series in
-# QEMU with KUnit and the boot tests, and show that the tests fail where
-# the series is not. The last line is "N passed, N failed" over the KUnit
+# QEMU with KUnit and the boot tests (also in a PROVE_LOCKING and
+# DEBUG_ATOMIC_SLEEP build), and show that the tests fail where the
+# series is not. The last line is "N passed, N failed" over the KUnit
 # cases and boot tests of the series boot.
 #
 # BISECT=0 builds the whole series only, not each patch.
@@ -44,6 +45,10 @@ fi
 stage warnings-series run check-warnings series
 stage initramfs run make-initramfs
 stage boot-series run boot series
+stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
+	bash "$CI_DIR/build-kernel.sh" series series-debug
+stage boot-debug run boot series-debug
+stage debug-results python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series-debug.log"
 stage prove-tests-fail run prove-tests-fail
 
 . "$WORK/base.env"
