@@ -30,23 +30,20 @@ mkdir -p "$WORK" "$CACHE" "$LOGS"
 log() { printf '[%s] %s\n' "$(basename "$0" .sh)" "$*"; }
 die() { printf '[%s] ERROR: %s\n' "$(basename "$0" .sh)" "$*" >&2; exit 1; }
 
-# The compiler, through ccache when it is installed
-kernel_cc() {
-	if command -v ccache >/dev/null; then
-		export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
-		export CCACHE_BASEDIR=$WORK CCACHE_NOHASHDIR=1
-		# Kbuild maps the absolute source path out of __FILE__ with
-		# these; leave them out of the hash so that a clone in another
-		# directory hits the cache.
-		export CCACHE_IGNOREOPTIONS='-fmacro-prefix-map=* -ffile-prefix-map=*'
-		echo "ccache ${CROSS_COMPILE}gcc"
-	else
-		echo "${CROSS_COMPILE}gcc"
-	fi
-}
+# The compiler, through ccache when it is installed. Kbuild maps the
+# absolute source path out of __FILE__ with the prefix-map options: leave
+# them out of the hash so that a clone in another directory hits the cache.
+if command -v ccache >/dev/null; then
+	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+	export CCACHE_BASEDIR=$WORK CCACHE_NOHASHDIR=1
+	export CCACHE_IGNOREOPTIONS='-fmacro-prefix-map=* -ffile-prefix-map=*'
+	KERNEL_CC="ccache ${CROSS_COMPILE}gcc"
+else
+	KERNEL_CC="${CROSS_COMPILE}gcc"
+fi
 
 kmake() {
-	make -C "$KSRC" O="$KOUT" -j"$JOBS" CC="$(kernel_cc)" "$@"
+	make -C "$KSRC" O="$KOUT" -j"$JOBS" CC="$KERNEL_CC" "$@"
 }
 
 # A private apt configuration for Debian sid, so that the machine's own
