@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The whole test pipeline, from a fresh machine: fetch the pinned tree,
-# apply the series, check every patch, build the kernel after each patch,
+# apply the series, check every patch and MAINTAINERS-snippet, make the
+# mailing list mbox and take it with b4 am, build the kernel after each patch,
 # compare sparse/W=1 warnings against the base tree, boot the series in
 # QEMU with KUnit and the boot tests (also in a PROVE_LOCKING and
 # DEBUG_ATOMIC_SLEEP build), and show that the tests fail where the
@@ -35,6 +36,9 @@ stage build-qemu run build-qemu "$WORK/qemu"
 stage fetch-base run fetch-base
 stage apply-series run apply-series
 stage checkpatch run check-patches
+stage maintainers run check-maintainers
+stage mbox run make-mbox
+stage b4-am run check-mbox
 stage build-base run build-kernel base base
 stage warnings-base run check-warnings base
 if [ "${BISECT:-1}" = 1 ]; then
