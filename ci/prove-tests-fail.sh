@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Show that the tests can fail, by running them where the series is not:
 #  - the base kernel: the KUnit suites of the series are absent, and the
-#    boot tests of AUX sampling fail;
+#    boot tests of AUX sampling fail, the decoding of AUX samples and the
+#    tests of the TRBE fault boot too;
 #  - the series with the sink sharing rule of the base tree put back
 #    (ci/negative/owner-pid-sink-rule.patch): the KUnit table fails on the
 #    cases the series fixes, and only on those.
@@ -10,27 +11,33 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# $1: boot name; stdin: the tests that must fail, one per line
+# $1: what was run; $2...: its KTAP logs; stdin: the tests that must fail,
+# one per line
 expect_failures() {
-	local want got
+	local name=$1 want got
+	shift
 	want=$(sort)
-	got=$({ python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-$1.log" || true; } |
+	got=$({ python3 "$CI_DIR/ktap-results.py" "$@" || true; } |
 	      sed -n 's/^FAILED: //p' | sort)
 	if [ "$want" != "$got" ]; then
 		diff <(echo "$want") <(echo "$got") | sed 's/^/  /'
-		die "$1: the failures are not the expected ones (< expected, > got)"
+		die "$name: the failures are not the expected ones (< expected, > got)"
 	fi
-	log "$1: $(echo "$got" | wc -l) tests fail, as expected"
+	log "$name: $(echo "$got" | wc -l) tests fail, as expected"
 }
 
 # Base kernel: built by test.sh before the series
 bash "$CI_DIR/boot.sh" base
+# fails, as it must: its results are compared below
+bash "$CI_DIR/check-aux-samples.sh" base || true
+bash "$CI_DIR/boot-trbe-fault.sh" base
 for suite in coresight_etm_perf_aux_sample coresight_perf_sink_sharing; do
 	! grep -q "# Subtest: $suite" "$LOGS/boot-base.log" ||
 		die "KUnit suite $suite runs on the base kernel"
 done
 log "base: the KUnit suites of the series are absent"
-expect_failures base <<EOT
+expect_failures base "$LOGS/boot-base.log" "$LOGS/aux-samples-base.log" \
+	"$LOGS/boot-trbe-fault-base.log" <<EOT
 4KiB samples under a cs_etm leader are accepted
 64KiB samples under a cs_etm leader are accepted
 1MiB samples are accepted, perf core caps them
@@ -42,6 +49,15 @@ a size that is not a multiple of 8 is accepted
 a paused cs_etm event gives all-zero samples
 10kHz samples from a 2 page AUX buffer, across TRBE interrupts
 enable/disable racing 20kHz samples on 4 CPUs
+4096 byte samples of 3 threads printed for decoding
+16384 byte samples of 3 threads printed for decoding
+65536 byte samples of 3 threads printed for decoding
+4096 byte samples decode from their first A-Sync with the sampled thread's context IDs only
+16384 byte samples decode from their first A-Sync with the sampled thread's context IDs only
+65536 byte samples decode from their first A-Sync with the sampled thread's context IDs only
+a TRBE fault found by an AUX sample ends the session TRUNCATED and disabled
+a TRBE fault while AUX samples pause the trace ends the session in the TRBE interrupt
+a TRBE fault found when the event stops is reported TRUNCATED
 EOT
 
 # The series with the owner PID rule of the base tree
@@ -51,7 +67,7 @@ bash "$CI_DIR/build-kernel.sh" HEAD owner-pid-rule ||
 	{ git -C "$KSRC" checkout -q -- .; exit 1; }
 git -C "$KSRC" checkout -q -- .
 bash "$CI_DIR/boot.sh" owner-pid-rule
-expect_failures owner-pid-rule <<EOT
+expect_failures owner-pid-rule "$LOGS/boot-owner-pid-rule.log" <<EOT
 coresight_perf_sink_sharing.test_perf_sink_use.per-thread, one owner, two targets
 coresight_perf_sink_sharing.test_perf_sink_use.CPU-wide, then per-thread of one owner
 coresight_perf_sink_sharing.test_perf_sink_use.per-thread, then CPU-wide of one owner

@@ -5,9 +5,10 @@
 # mailing list mbox and take it with b4 am, build the kernel after each patch,
 # compare sparse/W=1 warnings against the base tree, boot the series in
 # QEMU with KUnit and the boot tests (also in a PROVE_LOCKING and
-# DEBUG_ATOMIC_SLEEP build), and show that the tests fail where the
+# DEBUG_ATOMIC_SLEEP build), decode the AUX samples of the boot, boot
+# again with TRBE faults injected, and show that the tests fail where the
 # series is not. The last line is "N passed, N failed" over the KUnit
-# cases and boot tests of the series boot.
+# cases, boot tests and sample decoding of the series boots.
 #
 # BISECT=0 builds the whole series only, not each patch.
 set -euo pipefail
@@ -49,10 +50,15 @@ fi
 stage warnings-series run check-warnings series
 stage initramfs run make-initramfs
 stage boot-series run boot series
+stage aux-samples run check-aux-samples series
+stage trbe-fault run boot-trbe-fault series
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
 	bash "$CI_DIR/build-kernel.sh" series series-debug
 stage boot-debug run boot series-debug
-stage debug-results python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series-debug.log"
+stage aux-samples-debug run check-aux-samples series-debug
+stage trbe-fault-debug run boot-trbe-fault series-debug
+stage debug-results python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series-debug.log" \
+	"$LOGS/aux-samples-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log"
 stage prove-tests-fail run prove-tests-fail
 
 . "$WORK/base.env"
@@ -63,4 +69,5 @@ echo "base: $BASE_PACKAGE $BASE_USED_VERSION sha256 $BASE_USED_SHA256 tree $(git
 echo "series: $(git -C "$KSRC" rev-list --count base..series) patches"
 printf '%s\n' "${TIMES[@]}"
 echo "total: $((SECONDS - total))s"
-python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series.log"
+python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series.log" "$LOGS/aux-samples-series.log" \
+	"$LOGS/boot-trbe-fault-series.log"

@@ -4,6 +4,7 @@
  *
  * usage: etedec FILE [traceid [configr [idr0 idr1 idr2 devarch]]]
  *        [-m ADDR FILE]... (memory images, enables full decode)
+ *        etedec --aux-sample FILE TID (one AUX sample, see aux_sample_main())
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,8 +225,187 @@ static void log_str(const void *ctx, const char *s, const int len)
 		note_cid(strtoul(p + 4, NULL, 16));
 }
 
+/*
+ * AUX sample mode: check one PERF_SAMPLE_AUX payload taken from a per-CPU
+ * sink (TRBE) by the sampling thread TID. A sample is zero padding, then
+ * the latest trace, which starts anywhere in the stream: decode it from
+ * its first A-Sync. Prints one line of counts and exits with 0 if the
+ * sample is good, 2 if it is bad (zeros after the front, packet errors,
+ * a context ID other than TID), 3 if it cannot be checked (no A-Sync, or
+ * no context ID after it) and 1 on usage or I/O errors.
+ */
+struct aux_sample_check {
+	unsigned int tid;
+	unsigned long packets, errors, asyncs, overflows, incomplete;
+	unsigned long contexts, foreign;
+	unsigned int foreign_cid;
+};
+
+/*
+ * The packet printer's output, one packet per call: "Idx:N; ID:10;
+ * I_TYPE : ...; CID=0x...". The C API of OpenCSD 1.3 has no typed packet
+ * callback for ETE, so the printed packets are parsed, like log_str().
+ */
+static void aux_sample_log_str(const void *ctx, const char *s, const int len)
+{
+	struct aux_sample_check *c = (struct aux_sample_check *)ctx;
+	const char *p;
+
+	if (!strstr(s, "ID:")) {
+		/* not a packet: the error logger */
+		if (strstr(s, "ERROR") || strstr(s, "Error")) {
+			c->errors++;
+			printf("aux-sample: %.*s", len, s);
+		}
+		return;
+	}
+	c->packets++;
+	if (strstr(s, "I_INCOMPLETE_EOT")) {
+		/* the sample ends inside a packet */
+		c->incomplete++;
+	} else if (strstr(s, "I_BAD") || strstr(s, "I_RESERVED") ||
+		   strstr(s, "I_NOTSYNC") || strstr(s, "I_NO_ERR_TYPE")) {
+		c->errors++;
+		printf("aux-sample: error packet: %.*s", len, s);
+	} else if (strstr(s, "I_ASYNC")) {
+		c->asyncs++;
+	} else if (strstr(s, "I_OVERFLOW")) {
+		c->overflows++;
+	}
+	p = strstr(s, "CID=");
+	if (p) {
+		unsigned int cid = strtoul(p + 4, NULL, 16);
+
+		c->contexts++;
+		if (cid != c->tid) {
+			c->foreign++;
+			c->foreign_cid = cid;
+		}
+	}
+}
+
+/* Offset of the first A-Sync (11 zero bytes, then 0x80) at or after @from */
+static long aux_sample_find_async(const unsigned char *d, long len, long from)
+{
+	long zeros = 0;
+
+	for (long i = from; i < len; i++) {
+		if (d[i] == 0x80 && zeros >= 11)
+			return i - 11;
+		zeros = d[i] ? 0 : zeros + 1;
+	}
+	return -1;
+}
+
+/*
+ * Runs of 11 or more zeros after the front that do not end in an A-Sync:
+ * padding in the middle or at the end of a sample, or trace that was
+ * never written. Only an A-Sync has that many zeros in a row.
+ */
+static unsigned long aux_sample_zero_runs(const unsigned char *d, long len, long from)
+{
+	unsigned long runs = 0;
+	long zeros = 0;
+
+	for (long i = from; i < len; i++) {
+		if (!d[i]) {
+			zeros++;
+			continue;
+		}
+		if (zeros >= 11 && d[i] != 0x80)
+			runs++;
+		zeros = 0;
+	}
+	/* The latest trace ends the sample: no zeros at the end either */
+	return runs + (zeros >= 11);
+}
+
+static int aux_sample_decode(struct aux_sample_check *c, const unsigned char *d, long len)
+{
+	ocsd_ete_cfg cfg = {
+		.reg_idr0 = 0x28000c01,
+		.reg_idr1 = 0x0000fff0,
+		.reg_idr2 = 0x00000088,
+		.reg_devarch = 0x47705a13,
+		.reg_configr = 0x00000841,
+		.reg_traceidr = 0x10,
+		.arch_ver = ARCH_AA64,
+		.core_prof = profile_CortexA,
+	};
+	dcd_tree_handle_t t;
+	unsigned char csid;
+	uint32_t used;
+	ocsd_datapath_resp_t resp;
+
+	t = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	if (!t || ocsd_dt_create_decoder(t, OCSD_BUILTIN_DCD_ETE, OCSD_CREATE_FLG_PACKET_PROC,
+					 &cfg, &csid) != OCSD_OK ||
+	    ocsd_def_errlog_set_strprint_cb(t, c, aux_sample_log_str) != OCSD_OK ||
+	    ocsd_dt_set_pkt_protocol_printer(t, csid, 0) != OCSD_OK) {
+		fprintf(stderr, "aux-sample: cannot create the ETE packet decoder\n");
+		return -1;
+	}
+	resp = ocsd_dt_process_data(t, OCSD_OP_DATA, 0, len, d, &used);
+	if (OCSD_DATA_RESP_IS_FATAL(resp) || used != (uint32_t)len) {
+		printf("aux-sample: decoding stopped at %u of %ld bytes\n", used, len);
+		c->errors++;
+	}
+	ocsd_dt_process_data(t, OCSD_OP_EOT, 0, 0, NULL, &used);
+	ocsd_destroy_dcd_tree(t);
+	return 0;
+}
+
+static int aux_sample_main(const char *file, unsigned int tid)
+{
+	struct aux_sample_check c = { .tid = tid };
+	unsigned char *d;
+	long len, zeros, async, runs;
+	FILE *f = fopen(file, "rb");
+
+	if (!f) {
+		perror(file);
+		return 1;
+	}
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	d = malloc(len ? len : 1);
+	if (fread(d, 1, len, f) != (size_t)len) {
+		perror(file);
+		return 1;
+	}
+	fclose(f);
+
+	ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 1);
+	ocsd_def_errlog_config_output(C_API_MSGLOGOUT_FLG_NONE, NULL);
+	for (zeros = 0; zeros < len && !d[zeros]; zeros++)
+		;
+	/* The padding can run into the zeros of an A-Sync that starts the trace */
+	async = aux_sample_find_async(d, len, zeros > 11 ? zeros - 11 : 0);
+	runs = aux_sample_zero_runs(d, len, zeros);
+	if (async >= 0 && aux_sample_decode(&c, d + async, len - async))
+		return 1;
+
+	printf("aux-sample: %ld bytes, %ld zeros at the front, %ld more zero runs, "
+	       "first A-Sync at %ld, %lu packets, %lu errors, %lu A-Sync, %lu overflows, "
+	       "%lu context IDs, %lu not %u%s\n",
+	       len, zeros, runs, async, c.packets, c.errors, c.asyncs, c.overflows,
+	       c.contexts, c.foreign, tid, c.incomplete ? ", ends inside a packet" : "");
+	if (c.foreign)
+		printf("aux-sample: context ID %u in the sample of thread %u\n", c.foreign_cid, tid);
+	free(d);
+	if (runs || c.errors || c.foreign)
+		return 2;
+	if (async < 0 || !c.contexts)
+		return 3;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "--aux-sample"))
+		return aux_sample_main(argv[2], strtoul(argv[3], NULL, 0));
+
 	ocsd_ete_cfg cfg = {
 		.reg_idr0 = 0x28000c01,
 		.reg_idr1 = 0x0000fff0,

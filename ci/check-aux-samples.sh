@@ -1,0 +1,24 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Decode, with OpenCSD, every AUX sample that tools/tests/aux-sample-dump
+# printed in the boot log $LOGS/boot-$1.log (see ci/check-aux-samples.py).
+# The KTAP results go to $LOGS/aux-samples-$1.log, for ci/ktap-results.py;
+# fails if a sample size fails.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+name=$1
+boot_log=$LOGS/boot-$name.log
+[ -f "$boot_log" ] || die "no $boot_log"
+
+# The decoder of the QEMU model's tests, with its AUX sample mode
+etedec=$WORK/etedec
+gcc -O2 -Wall -Wno-unused-function -o "$etedec" "$TOP/tools/qemu/tests/etedec.c" \
+	-lopencsd_c_api -lopencsd || die "cannot build etedec (libopencsd-dev)"
+
+rc=0
+python3 "$CI_DIR/check-aux-samples.py" "$boot_log" "$etedec" "$WORK/aux-samples-$name" \
+	> "$LOGS/aux-samples-$name.log" || rc=$?
+grep -E '^(ok|not ok|# [0-9]+ byte samples:)' "$LOGS/aux-samples-$name.log" | sed 's/^/  /'
+[ $rc -eq 0 ] || die "AUX samples of boot $name do not decode as they must, see $LOGS/aux-samples-$name.log"
+log "$name: every AUX sample decodes"

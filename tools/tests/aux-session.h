@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An AUX sampling session for the boot tests: a cs_etm leader tracing the
+ * calling thread into an overwrite mode AUX buffer, optional siblings
+ * (a PERF_SAMPLE_AUX sampler, ...) writing into the leader's ring buffer,
+ * and a reader of that ring buffer.
+ */
+#ifndef AUX_SESSION_H
+#define AUX_SESSION_H
+
+/* Needs _GNU_SOURCE, defined before any include, for sched_setaffinity() */
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "ktap.h"
+#include "perf-util.h"
+
+#define AUX_SESSION_DATA_PAGES	256	/* ring buffer pages, a power of 2 */
+#define AUX_SESSION_MAX_SIBLINGS	2
+
+struct aux_session {
+	int leader;
+	int siblings[AUX_SESSION_MAX_SIBLINGS];
+	int nr_siblings;
+	struct perf_event_mmap_page *pc;
+	void *aux;
+	size_t aux_size;
+};
+
+static inline long aux_page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+/* The bit of a cs_etm format field, e.g. "contextid", or -1 */
+static inline int cs_etm_format_bit(const char *name)
+{
+	char path[160], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/cs_etm/format/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return strchr(buf, ':') ? atoi(strchr(buf, ':') + 1) : -1;
+}
+
+/* A disabled cs_etm leader tracing this thread, with its context IDs */
+static inline void cs_etm_leader_attr(struct perf_event_attr *attr, int type)
+{
+	int bit = cs_etm_format_bit("contextid");
+
+	cs_etm_attr(attr, type);
+	if (bit >= 0)
+		attr->config |= 1ULL << bit;
+}
+
+static inline void pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static inline void spin_ms(int ms)
+{
+	struct timespec t0, t;
+	static volatile unsigned long x;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		x++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+static inline void aux_session_close(struct aux_session *s)
+{
+	long page = aux_page_size();
+
+	if (s->aux && s->aux != MAP_FAILED)
+		munmap(s->aux, s->aux_size);
+	if (s->pc && s->pc != MAP_FAILED)
+		munmap(s->pc, (AUX_SESSION_DATA_PAGES + 1) * page);
+	while (s->nr_siblings)
+		close(s->siblings[--s->nr_siblings]);
+	if (s->leader >= 0)
+		close(s->leader);
+	s->leader = -1;
+}
+
+/*
+ * Open @leader on this thread, then each of the @nr siblings in its group
+ * with its output in the leader's ring buffer, and map the ring buffer and
+ * an AUX buffer of @aux_pages in overwrite mode (PROT_READ), as AUX
+ * sampling needs. Returns 0, or -1 with a diagnostic and nothing open.
+ */
+static inline int aux_session_open(struct aux_session *s, struct perf_event_attr *leader,
+				   struct perf_event_attr *siblings, int nr, int aux_pages)
+{
+	long page = aux_page_size();
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->leader = perf_event_open(leader, 0, -1, -1, 0);
+	if (s->leader < 0) {
+		ktap_diag("cs_etm event: %s", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < nr && i < AUX_SESSION_MAX_SIBLINGS; i++) {
+		int fd = perf_event_open(&siblings[i], 0, -1, s->leader, 0);
+
+		if (fd < 0) {
+			ktap_diag("group sibling %d (sample_type %#llx): %s", i,
+				  (unsigned long long)siblings[i].sample_type, strerror(errno));
+			aux_session_close(s);
+			return -1;
+		}
+		s->siblings[s->nr_siblings++] = fd;
+	}
+
+	s->pc = mmap(NULL, (AUX_SESSION_DATA_PAGES + 1) * page, PROT_READ | PROT_WRITE,
+		     MAP_SHARED, s->leader, 0);
+	if (s->pc == MAP_FAILED) {
+		ktap_diag("ring buffer: %s", strerror(errno));
+		aux_session_close(s);
+		return -1;
+	}
+	for (i = 0; i < s->nr_siblings; i++) {
+		if (ioctl(s->siblings[i], PERF_EVENT_IOC_SET_OUTPUT, s->leader)) {
+			ktap_diag("sibling output: %s", strerror(errno));
+			aux_session_close(s);
+			return -1;
+		}
+	}
+	s->aux_size = aux_pages * page;
+	s->pc->aux_offset = (AUX_SESSION_DATA_PAGES + 1) * page;
+	s->pc->aux_size = s->aux_size;
+	s->aux = mmap(NULL, s->aux_size, PROT_READ, MAP_SHARED, s->leader, s->pc->aux_offset);
+	if (s->aux == MAP_FAILED) {
+		ktap_diag("AUX buffer: %s", strerror(errno));
+		aux_session_close(s);
+		return -1;
+	}
+	return 0;
+}
+
+static inline void aux_session_enable(struct aux_session *s)
+{
+	ioctl(s->leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+}
+
+static inline void aux_session_disable(struct aux_session *s)
+{
+	ioctl(s->leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+}
+
+/*
+ * Call @fn for each new record in the ring buffer, in order, with the
+ * record copied out (records may wrap around the end of the ring), then
+ * consume them. Returns the number of records.
+ */
+static inline int aux_session_read(struct aux_session *s,
+				   void (*fn)(const struct perf_event_header *h,
+					      const uint8_t *rec, void *arg),
+				   void *arg)
+{
+	long page = aux_page_size();
+	uint8_t *data = (uint8_t *)s->pc + page;
+	uint64_t head = __atomic_load_n(&s->pc->data_head, __ATOMIC_ACQUIRE);
+	uint64_t off, ring = AUX_SESSION_DATA_PAGES * page;
+	uint8_t *rec = malloc(65536);
+	int nr = 0;
+
+	for (off = s->pc->data_tail; off < head; nr++) {
+		struct perf_event_header h;
+		uint64_t i;
+
+		for (i = 0; i < sizeof(h); i++)
+			((uint8_t *)&h)[i] = data[(off + i) % ring];
+		for (i = 0; i < h.size; i++)
+			rec[i] = data[(off + i) % ring];
+		off += h.size;
+		fn(&h, rec, arg);
+	}
+	__atomic_store_n(&s->pc->data_tail, head, __ATOMIC_RELEASE);
+	free(rec);
+	return nr;
+}
+
+/*
+ * The layout of a sample of aux_sampler_attr() (perf-util.h): header, TID,
+ * CPU, then the AUX size and data.
+ */
+struct aux_sample_rec {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	uint32_t cpu, res;
+	uint64_t size;
+	uint8_t data[];
+};
+
+#endif
