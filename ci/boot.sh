@@ -5,22 +5,25 @@
 # $LOGS/boot-$2.log (default: boot-$1.log). Fails on a hung boot (timeout),
 # on a boot that does not reach the end of the boot tests, and on any
 # oops, BUG, WARN, lockdep or other splat in the log.
+# CORESIGHT selects the trace path of the model (-M virt,coresight=):
+# on (default: ETE and TRBE per CPU) or etr (ETMv4s, a funnel, a TMC-ETR).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 name=$1
 image=$WORK/images/Image-$name
 log_file=$LOGS/boot-${2:-$name}.log
-# The QEMU of ci/build-qemu.sh, with the CoreSight model (ETE and TRBE)
+# The QEMU of ci/build-qemu.sh, with the CoreSight model
 QEMU=${QEMU:-$WORK/qemu/qemu-system-aarch64}
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-600}
+CORESIGHT=${CORESIGHT:-on}
 [ -f "$image" ] || die "no $image"
 [ -x "$QEMU" ] || die "no $QEMU: run ci/build-qemu.sh \$WORK/qemu first"
 
-log "booting $name with $QEMU (timeout ${BOOT_TIMEOUT}s)"
+log "booting $name with $QEMU, coresight=$CORESIGHT (timeout ${BOOT_TIMEOUT}s)"
 rc=0
 timeout --foreground "$BOOT_TIMEOUT" "$QEMU" \
-	-M virt,gic-version=3,coresight=on -cpu max -smp 4 -m 1G \
+	-M virt,gic-version=3,coresight="$CORESIGHT" -cpu max -smp 4 -m 1G \
 	-nographic -nic none -no-reboot \
 	-kernel "$image" -initrd "$WORK/${INITRAMFS:-initramfs}.cpio.gz" \
 	-append "console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1" \

@@ -4,8 +4,9 @@
 # apply the series, check every patch, build the kernel after each patch,
 # compare sparse/W=1 warnings against the base tree, boot the series in
 # QEMU with KUnit and the boot tests (also in a PROVE_LOCKING and
-# DEBUG_ATOMIC_SLEEP build), and show that the tests fail where the
-# series is not. The last line is "N passed, N failed" over the KUnit
+# DEBUG_ATOMIC_SLEEP build), record and decode trace on both CoreSight
+# paths of the model, and show that the tests fail where the series is
+# not. The last line is "N passed, N failed" over the KUnit
 # cases and boot tests of the series boot.
 #
 # BISECT=0 builds the whole series only, not each patch.
@@ -45,6 +46,8 @@ fi
 stage warnings-series run check-warnings series
 stage initramfs run make-initramfs
 stage boot-series run boot series
+stage trace-trbe run trace on
+stage trace-etr run trace etr
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
 	bash "$CI_DIR/build-kernel.sh" series series-debug
 stage boot-debug run boot series-debug
