@@ -5,6 +5,8 @@
 # $LOGS/boot-$2.log (default: boot-$1.log). Fails on a hung boot (timeout),
 # on a boot that does not reach the end of the boot tests, and on any
 # oops, BUG, WARN, lockdep or other splat in the log.
+# CORESIGHT selects the trace path of the model (-M virt,coresight=):
+# on (default: ETE and TRBE per CPU) or etr (ETMv4s, a funnel, a TMC-ETR).
 # TRBE_FAULT_AT_DISABLE=N turns on the fault injection of the QEMU model:
 # the TRBE of a CPU reports a fault at every Nth disable of its trace unit.
 set -euo pipefail
@@ -13,18 +15,19 @@ set -euo pipefail
 name=$1
 image=$WORK/images/Image-$name
 log_file=$LOGS/boot-${2:-$name}.log
-# The QEMU of ci/build-qemu.sh, with the CoreSight model (ETE and TRBE)
+# The QEMU of ci/build-qemu.sh, with the CoreSight model
 QEMU=${QEMU:-$WORK/qemu/qemu-system-aarch64}
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-600}
+CORESIGHT=${CORESIGHT:-on}
 [ -f "$image" ] || die "no $image"
 [ -x "$QEMU" ] || die "no $QEMU: run ci/build-qemu.sh \$WORK/qemu first"
 cpu=max
 [ -z "${TRBE_FAULT_AT_DISABLE:-}" ] || cpu+=",x-trbe-fault-at-disable=$TRBE_FAULT_AT_DISABLE"
 
-log "booting $name with $QEMU -cpu $cpu (timeout ${BOOT_TIMEOUT}s)"
+log "booting $name with $QEMU -cpu $cpu, coresight=$CORESIGHT (timeout ${BOOT_TIMEOUT}s)"
 rc=0
 timeout --foreground "$BOOT_TIMEOUT" "$QEMU" \
-	-M virt,gic-version=3,coresight=on -cpu "$cpu" -smp 4 -m 1G \
+	-M virt,gic-version=3,coresight="$CORESIGHT" -cpu "$cpu" -smp 4 -m 1G \
 	-nographic -nic none -no-reboot \
 	-kernel "$image" -initrd "$WORK/${INITRAMFS:-initramfs}.cpio.gz" \
 	-append "console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1" \

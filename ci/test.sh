@@ -6,9 +6,10 @@
 # compare sparse/W=1 warnings against the base tree, boot the series in
 # QEMU with KUnit and the boot tests (also in a PROVE_LOCKING and
 # DEBUG_ATOMIC_SLEEP build), decode the AUX samples of the boot, boot
-# again with TRBE faults injected, and show that the tests fail where the
+# again with TRBE faults injected, record and decode trace on both
+# CoreSight paths of the model, and show that the tests fail where the
 # series is not. The last line is "N passed, N failed" over the KUnit
-# cases, boot tests and sample decoding of the series boots.
+# cases, boot tests, sample decoding and trace checks.
 #
 # BISECT=0 builds the whole series only, not each patch.
 set -euo pipefail
@@ -52,6 +53,8 @@ stage initramfs run make-initramfs
 stage boot-series run boot series
 stage aux-samples run check-aux-samples series
 stage trbe-fault run boot-trbe-fault series
+stage trace-trbe run trace on
+stage trace-etr run trace etr
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
 	bash "$CI_DIR/build-kernel.sh" series series-debug
 stage boot-debug run boot series-debug

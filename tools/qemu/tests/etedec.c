@@ -1,9 +1,12 @@
 /*
  * etedec: decode a raw ETE trace buffer (as written by a TRBE) with
- * OpenCSD's C API and report packet statistics, errors and context IDs.
+ * OpenCSD's C API and report packet statistics, errors and context IDs;
+ * or, with -f, a frame-formatted buffer of a TMC-ETR with the ETMv4
+ * trace of several trace units, per trace ID.
  *
  * usage: etedec FILE [traceid [configr [idr0 idr1 idr2 devarch]]]
  *        [-m ADDR FILE]... (memory images, enables full decode)
+ *        etedec -f FILE [configr [idr0 idr1 idr2 idr8]] [-m ADDR FILE]...
  *        etedec --aux-sample FILE TID (one AUX sample, see aux_sample_main())
  */
 #include <stdio.h>
@@ -72,6 +75,32 @@ static void note_cid(unsigned int cid)
 			return;
 	if (ncids < 64)
 		cids[ncids++] = cid;
+}
+
+/* The CoreSight trace IDs of trace sources: 0x01 to 0x6f */
+#define CS_LAST_SOURCE_ID	0x6f
+#define CS_MAX_ID		0x80
+
+static unsigned char *read_file(const char *path, long *len)
+{
+	unsigned char *data;
+	FILE *f = fopen(path, "rb");
+
+	if (!f) {
+		perror(path);
+		return NULL;
+	}
+	fseek(f, 0, SEEK_END);
+	*len = ftell(f);
+	rewind(f);
+	data = malloc(*len ? *len : 1);
+	if (fread(data, 1, *len, f) != (size_t)*len) {
+		perror(path);
+		free(data);
+		data = NULL;
+	}
+	fclose(f);
+	return data;
 }
 
 static void pkt_in(const void *ctx, const ocsd_datapath_op_t op,
@@ -223,6 +252,295 @@ static void log_str(const void *ctx, const char *s, const int len)
 	p = strstr(s, "CID=");
 	if (p)
 		note_cid(strtoul(p + 4, NULL, 16));
+}
+
+/*
+ * Frame-formatted ETMv4 trace (-f): the buffer of a TMC-ETR, 16-byte
+ * formatter frames as perf's AUX buffer holds them (frame aligned, with
+ * the 4 x FSYNC barrier packets the tmc-etr driver inserts where trace
+ * was lost).  An ETMv4 packet decoder for every trace ID; what each one
+ * saw is reported on a line of its own:
+ *   etedec: id 0x10: B bytes, U unsynced, P packets, E errors, ...,
+ *           context IDs: ...
+ * then the union of the context IDs, and the total number of errors.
+ * With memory images (-m), an instruction level decode too, with the
+ * direct branch target check of elem_in() per trace ID.
+ */
+struct fmt_id_stats {
+	unsigned long pkts, errs, asyncs, ts, atoms, addrs, ctxs, excs;
+	unsigned int cids[64], ncids;
+	/* instruction level */
+	unsigned long ranges, checked, mismatches, nacc;
+	unsigned long long expect_addr;
+	int have_expect;
+};
+
+static struct fmt_id_stats fmt_stats[CS_MAX_ID];
+static unsigned long fmt_lib_errs;
+
+static void fmt_note_cid(struct fmt_id_stats *st, unsigned int cid)
+{
+	for (unsigned int i = 0; i < st->ncids; i++)
+		if (st->cids[i] == cid)
+			return;
+	if (st->ncids < 64)
+		st->cids[st->ncids++] = cid;
+	note_cid(cid);
+}
+
+static ocsd_datapath_resp_t fmt_pkt_in(const void *ctx,
+				       const ocsd_datapath_op_t op,
+				       const ocsd_trc_index_t idx,
+				       const void *p)
+{
+	struct fmt_id_stats *st = (struct fmt_id_stats *)ctx;
+	const ocsd_etmv4_i_pkt *pkt = p;
+	char buf[256];
+
+	if (op != OCSD_OP_DATA)
+		return OCSD_RESP_CONT;
+	st->pkts++;
+	switch (pkt->type) {
+	case ETM4_PKT_I_NOTSYNC:
+	case ETM4_PKT_I_INCOMPLETE_EOT:
+		/* before the first A-Sync, or after lost trace; see stats */
+		break;
+	case ETM4_PKT_I_NO_ERR_TYPE:
+	case ETM4_PKT_I_BAD_SEQUENCE:
+	case ETM4_PKT_I_BAD_TRACEMODE:
+	case ETM4_PKT_I_RESERVED:
+	case ETM4_PKT_I_RESERVED_CFG:
+		st->errs++;
+		ocsd_pkt_str(OCSD_PROTOCOL_ETMV4I, p, buf, sizeof(buf));
+		printf("ERROR packet at %lu: %s\n", (unsigned long)idx, buf);
+		break;
+	case ETM4_PKT_I_ASYNC:
+		st->asyncs++;
+		break;
+	case ETM4_PKT_I_TIMESTAMP:
+		st->ts++;
+		break;
+	case ETM4_PKT_I_EXCEPT:
+		st->excs++;
+		break;
+	case ETM4_PKT_I_ATOM_F1: case ETM4_PKT_I_ATOM_F2:
+	case ETM4_PKT_I_ATOM_F3: case ETM4_PKT_I_ATOM_F4:
+	case ETM4_PKT_I_ATOM_F5: case ETM4_PKT_I_ATOM_F6:
+		st->atoms++;
+		break;
+	case ETM4_PKT_I_CTXT:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS0:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
+		st->ctxs++;
+		if (pkt->context.updated_c)
+			fmt_note_cid(st, pkt->context.ctxtID);
+		if (pkt->type != ETM4_PKT_I_CTXT)
+			st->addrs++;
+		break;
+	case ETM4_PKT_I_ADDR_L_64IS0:
+	case ETM4_PKT_I_ADDR_L_64IS1:
+		st->addrs++;
+		break;
+	default:
+		break;
+	}
+	return OCSD_RESP_CONT;
+}
+
+static void fmt_pkt_mon(const void *ctx, const ocsd_datapath_op_t op,
+			const ocsd_trc_index_t idx, const void *p,
+			const uint32_t size, const uint8_t *data)
+{
+	fmt_pkt_in(ctx, op, idx, p);
+}
+
+/* Instruction level: the direct branch check of elem_in(), per trace ID */
+static ocsd_datapath_resp_t fmt_elem_in(const void *ctx,
+					const ocsd_trc_index_t idx,
+					const uint8_t id,
+					const ocsd_generic_trace_elem *e)
+{
+	struct fmt_id_stats *st = &fmt_stats[id & (CS_MAX_ID - 1)];
+	unsigned long long t = 0, last = e->en_addr - 4;
+	uint32_t insn;
+	char buf[512];
+
+	switch (e->elem_type) {
+	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
+		st->ranges++;
+		if (st->have_expect) {
+			st->checked++;
+			if (e->st_addr != st->expect_addr && st->mismatches++ < 10)
+				printf("MISMATCH id 0x%02x at %lu: expected 0x%llx, range starts at 0x%llx\n",
+				       id, (unsigned long)idx, st->expect_addr,
+				       (unsigned long long)e->st_addr);
+		}
+		st->have_expect = e->last_i_type == OCSD_INSTR_BR &&
+			e->last_instr_exec && read_insn(last, &insn) &&
+			direct_target(last, insn, &t);
+		st->expect_addr = t;
+		break;
+	case OCSD_GEN_TRC_ELEM_ADDR_NACC:
+	case OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN:
+		if (st->nacc++ < 10) {
+			ocsd_gen_elem_str(e, buf, sizeof(buf));
+			printf("ELEM problem id 0x%02x at %lu: %s\n", id,
+			       (unsigned long)idx, buf);
+		}
+		st->have_expect = 0;
+		break;
+	case OCSD_GEN_TRC_ELEM_TIMESTAMP:
+	case OCSD_GEN_TRC_ELEM_PE_CONTEXT:
+		break;
+	default:
+		/* exceptions, trace on, etc. break the chain */
+		st->have_expect = 0;
+		break;
+	}
+	return OCSD_RESP_CONT;
+}
+
+/* A memory image at @addr for the instruction level decode */
+static int fmt_add_image(dcd_tree_handle_t t, const char *addr,
+			 const char *path)
+{
+	unsigned long long a = strtoull(addr, NULL, 0);
+
+	if (nmem == 8 || !(mem[nmem].data = read_file(path, &mem[nmem].len)) ||
+	    ocsd_dt_add_binfile_mem_acc(t, a, OCSD_MEM_SPACE_ANY, path) != OCSD_OK) {
+		fprintf(stderr, "cannot map %s\n", path);
+		return -1;
+	}
+	mem[nmem++].base = a;
+	return 0;
+}
+
+/* Library messages: deformatter and decoder errors */
+static void fmt_log_str(const void *ctx, const char *s, const int len)
+{
+	fmt_lib_errs++;
+	printf("ERROR: %.*s", len, s);
+}
+
+static void fmt_report_id(dcd_tree_handle_t t, int id)
+{
+	struct fmt_id_stats *st = &fmt_stats[id];
+	ocsd_decode_stats_t *ds = NULL;
+	unsigned long bytes = 0, unsynced = 0;
+
+	if (ocsd_dt_get_decode_stats(t, id, &ds) == OCSD_OK && ds) {
+		bytes = ds->channel_total;
+		unsynced = ds->channel_unsynced;
+		st->errs += ds->bad_header_errs + ds->bad_sequence_errs;
+	}
+	if (!bytes && !st->pkts)
+		return;
+	printf("etedec: id 0x%02x: %lu bytes, %lu unsynced, %lu packets, "
+	       "%lu errors, %lu A-Sync, %lu timestamps, %lu atoms, "
+	       "%lu addresses, %lu contexts, %lu exceptions, context IDs:",
+	       id, bytes, unsynced, st->pkts, st->errs, st->asyncs, st->ts,
+	       st->atoms, st->addrs, st->ctxs, st->excs);
+	for (unsigned int i = 0; i < st->ncids; i++)
+		printf(" %u", st->cids[i]);
+	printf("\n");
+	if (nmem)
+		printf("etedec: id 0x%02x: %lu instruction ranges, direct branch "
+		       "targets: %lu checked, %lu mismatches; %lu memory/address "
+		       "problems\n", id, st->ranges, st->checked, st->mismatches,
+		       st->nacc);
+}
+
+static int decode_formatted(int argc, char **argv)
+{
+	ocsd_etmv4_cfg cfg = {
+		.reg_idr0 = 0x28000c01,
+		.reg_idr1 = 0x4100f440,		/* ETMv4.4 */
+		.reg_idr2 = 0x00000088,
+		.reg_configr = 0x00000841,
+		.arch_ver = ARCH_AA64,
+		.core_prof = profile_CortexA,
+	};
+	int nargs = 0, full = 0;
+	unsigned long errs;
+	dcd_tree_handle_t t;
+	unsigned char *data;
+	uint32_t used;
+	long len;
+
+	/* FILE and the configuration registers come before the -m options */
+	while (nargs < argc && strcmp(argv[nargs], "-m"))
+		nargs++;
+	full = nargs < argc;
+	if (nargs < 1) {
+		fprintf(stderr, "usage: etedec -f FILE [configr [idr0 idr1 idr2 idr8]] [-m ADDR FILE]...\n");
+		return 1;
+	}
+	if (nargs > 1)
+		cfg.reg_configr = strtoul(argv[1], NULL, 0);
+	if (nargs > 5) {
+		cfg.reg_idr0 = strtoul(argv[2], NULL, 0);
+		cfg.reg_idr1 = strtoul(argv[3], NULL, 0);
+		cfg.reg_idr2 = strtoul(argv[4], NULL, 0);
+		cfg.reg_idr8 = strtoul(argv[5], NULL, 0);
+	}
+	data = read_file(argv[0], &len);
+	if (!data)
+		return 1;
+	if (len % OCSD_DFRMTR_FRAME_SIZE)
+		printf("etedec: %ld bytes: not whole 16-byte frames\n", len);
+
+	ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 1);
+	ocsd_def_errlog_config_output(C_API_MSGLOGOUT_FLG_NONE, NULL);
+	t = ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED,
+				 OCSD_DFRMTR_FRAME_MEM_ALIGN |
+				 OCSD_DFRMTR_RESET_ON_4X_FSYNC);
+	ocsd_def_errlog_set_strprint_cb(t, NULL, fmt_log_str);
+	for (int id = 1; id <= CS_LAST_SOURCE_ID; id++) {
+		unsigned char csid;
+
+		cfg.reg_traceidr = id;
+		if (ocsd_dt_create_decoder(t, OCSD_BUILTIN_DCD_ETMV4I,
+					   full ? OCSD_CREATE_FLG_FULL_DECODER :
+					   OCSD_CREATE_FLG_PACKET_PROC, &cfg,
+					   &csid) != OCSD_OK ||
+		    ocsd_dt_attach_packet_callback(t, csid,
+						   full ? OCSD_C_API_CB_PKT_MON :
+						   OCSD_C_API_CB_PKT_SINK,
+						   full ? (void *)fmt_pkt_mon :
+						   (void *)fmt_pkt_in,
+						   &fmt_stats[csid]) != OCSD_OK) {
+			fprintf(stderr, "cannot create the ETMv4 decoder for 0x%x\n", id);
+			return 1;
+		}
+	}
+	for (int i = nargs; i + 2 < argc + 1 && !strcmp(argv[i], "-m"); i += 3)
+		if (fmt_add_image(t, argv[i + 1], argv[i + 2]))
+			return 1;
+	if (full)
+		ocsd_dt_set_gen_elem_outfn(t, fmt_elem_in, NULL);
+	if (OCSD_DATA_RESP_IS_FATAL(ocsd_dt_process_data(t, OCSD_OP_DATA, 0, len,
+							 data, &used)) ||
+	    used != (uint32_t)len) {
+		printf("process_data stopped at %u of %ld\n", used, len);
+		fmt_lib_errs++;
+	}
+	ocsd_dt_process_data(t, OCSD_OP_EOT, 0, 0, NULL, &used);
+
+	printf("etedec: formatted: %ld bytes\n", len);
+	errs = fmt_lib_errs;
+	for (int id = 1; id <= CS_LAST_SOURCE_ID; id++) {
+		fmt_report_id(t, id);
+		errs += fmt_stats[id].errs + fmt_stats[id].mismatches +
+			fmt_stats[id].nacc;
+	}
+	printf("etedec: context IDs:");
+	for (unsigned int i = 0; i < ncids; i++)
+		printf(" %u", cids[i]);
+	printf("\n");
+	printf("etedec: %lu errors\n", errs);
+	ocsd_destroy_dcd_tree(t);
+	free(data);
+	return errs ? 2 : 0;
 }
 
 /*
@@ -405,6 +723,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--aux-sample"))
 		return aux_sample_main(argv[2], strtoul(argv[3], NULL, 0));
+	if (argc > 1 && !strcmp(argv[1], "-f"))
+		return decode_formatted(argc - 2, argv + 2);
 
 	ocsd_ete_cfg cfg = {
 		.reg_idr0 = 0x28000c01,
