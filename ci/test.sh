@@ -4,9 +4,10 @@
 # apply the series, check every patch, build the kernel after each patch,
 # compare sparse/W=1 warnings against the base tree, boot the series in
 # QEMU with KUnit and the boot tests (also in a PROVE_LOCKING and
-# DEBUG_ATOMIC_SLEEP build), and show that the tests fail where the
-# series is not. The last line is "N passed, N failed" over the KUnit
-# cases and boot tests of the series boot.
+# DEBUG_ATOMIC_SLEEP build), record AUX samples with the series' perf in
+# QEMU and decode them on the host, and show that the tests fail where
+# the series is not. The last line is "N passed, N failed" over the
+# KUnit cases and boot tests of the series boot and the perf tests.
 #
 # BISECT=0 builds the whole series only, not each patch.
 set -euo pipefail
@@ -45,6 +46,10 @@ fi
 stage warnings-series run check-warnings series
 stage initramfs run make-initramfs
 stage boot-series run boot series
+stage build-perf-host run build-perf host
+stage build-perf-arm64 run build-perf arm64
+stage perf-sample run perf-sample-test
+stage perf-sample-base run perf-sample-test base-kernel
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
 	bash "$CI_DIR/build-kernel.sh" series series-debug
 stage boot-debug run boot series-debug
@@ -59,4 +64,5 @@ echo "base: $BASE_PACKAGE $BASE_USED_VERSION sha256 $BASE_USED_SHA256 tree $(git
 echo "series: $(git -C "$KSRC" rev-list --count base..series) patches"
 printf '%s\n' "${TIMES[@]}"
 echo "total: $((SECONDS - total))s"
-python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series.log"
+python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series.log" \
+	"$LOGS/perf-sample.ktap" "$LOGS/perf-sample-base.ktap"
