@@ -32,7 +32,7 @@ if [ "$mode" = base-kernel ]; then
 	check=(--refused)
 elif [ "$mode" = without-perf-patches ]; then
 	name=perf-sample-noperf
-	first=$(git -C "$KSRC" rev-list --reverse base..series -- tools/perf | head -1)
+	first=$(git -C "$KSRC" rev-list base..series -- tools/perf | tail -n 1)
 	[ -n "$first" ] || die "the series has no tools/perf patch"
 	log "perf before $(git -C "$KSRC" log -1 --format='"%s"' "$first")"
 	perf_host=$WORK/perf-host-noperf
