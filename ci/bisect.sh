@@ -1,19 +1,50 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the kernel after each patch of the series, like
-# `git rebase -x make`: every patch must build on its own. The last build
-# is the whole series, saved as Image-series.
+# `git rebase -x make`: every patch must build on its own. A patch that
+# changes perf (tools/perf) but not the kernel builds perf instead, for
+# the host and for arm64, and one that changes only documentation builds
+# nothing. The last kernel build is the whole series, saved as
+# Image-series.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# Whether $1 changes files outside the paths $2...
+changes_outside() {
+	local commit=$1 pathspec=()
+
+	shift
+	for p in "$@"; do
+		pathspec+=(":!$p")
+	done
+	[ -n "$(git -C "$KSRC" diff --name-only "$commit^" "$commit" -- . "${pathspec[@]}")" ]
+}
+
 n=0
 total=$(git -C "$KSRC" rev-list --count base..series)
+image=
 for commit in $(git -C "$KSRC" rev-list --reverse base..series); do
 	n=$((n + 1))
 	start=$SECONDS
-	bash "$CI_DIR/build-kernel.sh" "$commit" "patch-$n" > "$LOGS/bisect-$n.log" 2>&1 ||
-		{ cat "$LOGS/bisect-$n.log"; die "patch $n/$total does not build: $(git -C "$KSRC" log -1 --format=%s "$commit")"; }
-	log "patch $n/$total builds ($((SECONDS - start))s): $(git -C "$KSRC" log -1 --format=%s "$commit")"
-	[ $n -eq "$total" ] || rm -f "$WORK/images/Image-patch-$n"
+	subject=$(git -C "$KSRC" log -1 --format=%s "$commit")
+	if changes_outside "$commit" tools/perf Documentation; then
+		bash "$CI_DIR/build-kernel.sh" "$commit" "patch-$n" > "$LOGS/bisect-$n.log" 2>&1 ||
+			{ cat "$LOGS/bisect-$n.log"; die "patch $n/$total does not build: $subject"; }
+		[ -z "$image" ] || rm -f "$image"
+		image=$WORK/images/Image-patch-$n
+		what=builds
+	elif changes_outside "$commit" Documentation; then
+		git -C "$KSRC" checkout -q "$commit"
+		{ bash "$CI_DIR/build-perf.sh" host && bash "$CI_DIR/build-perf.sh" arm64; } \
+			> "$LOGS/bisect-$n.log" 2>&1 ||
+			{ cat "$LOGS/bisect-$n.log"; die "patch $n/$total does not build perf: $subject"; }
+		what="builds perf"
+	else
+		what="changes documentation only"
+	fi
+	log "patch $n/$total $what ($((SECONDS - start))s): $subject"
 done
-mv "$WORK/images/Image-patch-$total" "$WORK/images/Image-series"
+[ -n "$image" ] || die "no patch of the series changes the kernel"
+# The patches after the last kernel build do not change the kernel
+mv "$image" "$WORK/images/Image-series"
+git -C "$KSRC" checkout -q series

@@ -6,7 +6,9 @@
 #    tests of the TRBE fault boot too;
 #  - the series with the sink sharing rule of the base tree put back
 #    (ci/negative/owner-pid-sink-rule.patch): the KUnit table fails on the
-#    cases the series fixes, and only on those.
+#    cases the series fixes, and only on those;
+#  - perf as it is before the perf patches of the series: the perf tests
+#    of AUX samples fail (ci/perf-sample-test.sh has the list).
 # Each boot must fail exactly as listed below, or this stage fails.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -72,3 +74,6 @@ coresight_perf_sink_sharing.test_perf_sink_use.per-thread, one owner, two target
 coresight_perf_sink_sharing.test_perf_sink_use.CPU-wide, then per-thread of one owner
 coresight_perf_sink_sharing.test_perf_sink_use.per-thread, then CPU-wide of one owner
 EOT
+
+# perf without the perf patches, on the series kernel
+bash "$CI_DIR/perf-sample-test.sh" without-perf-patches

@@ -7,9 +7,10 @@
 # QEMU with KUnit and the boot tests (also in a PROVE_LOCKING and
 # DEBUG_ATOMIC_SLEEP build), decode the AUX samples of the boot, boot
 # again with TRBE faults injected, record and decode trace on both
-# CoreSight paths of the model, and show that the tests fail where the
-# series is not. The last line is "N passed, N failed" over the KUnit
-# cases, boot tests, sample decoding and trace checks.
+# CoreSight paths of the model, record AUX samples with the series' perf
+# in QEMU and decode them on the host, and show that the tests fail where
+# the series is not. The last line is "N passed, N failed" over the KUnit
+# cases, boot tests, sample decoding, trace checks and perf tests.
 #
 # BISECT=0 builds the whole series only, not each patch.
 set -euo pipefail
@@ -55,6 +56,10 @@ stage aux-samples run check-aux-samples series
 stage trbe-fault run boot-trbe-fault series
 stage trace-trbe run trace on
 stage trace-etr run trace etr
+stage build-perf-host run build-perf host
+stage build-perf-arm64 run build-perf arm64
+stage perf-sample run perf-sample-test
+stage perf-sample-base run perf-sample-test base-kernel
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
 	bash "$CI_DIR/build-kernel.sh" series series-debug
 stage boot-debug run boot series-debug
@@ -73,4 +78,5 @@ echo "series: $(git -C "$KSRC" rev-list --count base..series) patches"
 printf '%s\n' "${TIMES[@]}"
 echo "total: $((SECONDS - total))s"
 python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series.log" "$LOGS/aux-samples-series.log" \
-	"$LOGS/boot-trbe-fault-series.log"
+	"$LOGS/boot-trbe-fault-series.log" "$LOGS/boot-trace-on.log" "$LOGS/boot-trace-etr.log" \
+	"$LOGS/perf-sample.ktap" "$LOGS/perf-sample-base.ktap"

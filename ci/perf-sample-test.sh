@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# perf with AUX area samples from cs_etm, end to end. Boots the series
+# with the static arm64 perf of ci/build-perf.sh in the initramfs, where
+# tools/perf-aux-sample runs perf record --aux-sample on the TRBE of the
+# QEMU model and writes the perf.data files to the console; then checks
+# them with the host's perf and its CoreSight decoder
+# (ci/check-perf-sample.py: perf evlist, perf report -D, perf script,
+# perf report). The KTAP results go to $LOGS/perf-sample.ktap.
+#
+# Modes:
+#   base-kernel           boot the base kernel, which cannot take AUX
+#                         samples of cs_etm: perf record must say so
+#                         ($LOGS/perf-sample-base.ktap)
+#   without-perf-patches  use perf as it is before the first tools/perf
+#                         patch of the series, built here: the tests of
+#                         the perf patches must fail, exactly those
+#                         listed below
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:-}
+perf_host=$WORK/perf-host
+perf_arm64=$WORK/perf-arm64
+kernel=series
+name=perf-sample
+check=()
+
+if [ "$mode" = base-kernel ]; then
+	kernel=base
+	name=perf-sample-base
+	check=(--refused)
+elif [ "$mode" = without-perf-patches ]; then
+	name=perf-sample-noperf
+	first=$(git -C "$KSRC" rev-list base..series -- tools/perf | tail -n 1)
+	[ -n "$first" ] || die "the series has no tools/perf patch"
+	log "perf before $(git -C "$KSRC" log -1 --format='"%s"' "$first")"
+	perf_host=$WORK/perf-host-noperf
+	perf_arm64=$WORK/perf-arm64-noperf
+	# Built in the tree and output directories of the series' perf, where
+	# make and ccache reuse all that the perf patches do not change. The
+	# series' perf is gone then: ci/build-perf.sh builds it again.
+	restore() {
+		git -C "$KSRC" checkout -q series
+		rm -f "$WORK/perf-host/perf" "$WORK/perf-arm64/perf"
+	}
+	trap restore EXIT
+	git -C "$KSRC" checkout -q "$first^"
+	for target in host arm64; do
+		bash "$CI_DIR/build-perf.sh" "$target"
+		mkdir -p "$WORK/perf-$target-noperf"
+		cp "$WORK/perf-$target/perf" "$WORK/perf-$target-noperf/perf"
+	done
+	restore
+	trap - EXIT
+elif [ -n "$mode" ]; then
+	die "usage: perf-sample-test.sh [base-kernel|without-perf-patches]"
+fi
+for p in "$perf_host/perf" "$perf_arm64/perf"; do
+	[ -x "$p" ] || die "no $p: run ci/build-perf.sh host and arm64 first"
+done
+
+# The boot test, with perf in a second cpio archive: the kernel unpacks
+# each of the archives that make up the initramfs
+bash "$CI_DIR/make-initramfs.sh" "$TOP/tools/perf-aux-sample" "$name"
+bin=$WORK/$name-bin
+rm -rf "$bin"
+mkdir -p "$bin/usr/bin"
+"${CROSS_COMPILE}strip" -o "$bin/usr/bin/perf" "$perf_arm64/perf"
+(cd "$bin" && find . | cpio -o -H newc --quiet | gzip -9) >> "$WORK/$name.cpio.gz"
+
+INITRAMFS=$name bash "$CI_DIR/boot.sh" "$kernel" "$name"
+
+# The workload's binary is in the initramfs tree, for the symbols
+data=$WORK/$name-data
+rm -rf "$data"
+mkdir -p "$data"
+rc=0
+python3 "$CI_DIR/check-perf-sample.py" "${check[@]}" "$perf_host/perf" "$WORK/$name" \
+	"$LOGS/boot-$name.log" "$data" > "$LOGS/$name.ktap" || rc=$?
+cat "$LOGS/$name.ktap"
+log "perf.data files and their perf script output in $data"
+
+if [ "$mode" != without-perf-patches ]; then
+	python3 "$CI_DIR/ktap-results.py" "$LOGS/$name.ktap"
+	[ $rc -eq 0 ] || die "perf and AUX samples from cs_etm on the $kernel kernel: see $LOGS/$name.ktap"
+	exit 0
+fi
+
+want=$(sort <<EOT
+aux-sample: the sampling event takes 4096 byte AUX samples and the CPU
+aux-sample: perf report -D dumps the AUX samples as ETE packets
+aux-sample: perf script decodes branches of the workload from the samples
+aux-sample: perf report shows the workload's functions from the trace
+default-size: the sampling event takes 8192 byte AUX samples and the CPU
+default-size: perf report -D dumps the AUX samples as ETE packets
+default-size: perf script decodes branches of the workload from the samples
+size-term: the sampling event takes 16384 byte AUX samples and the CPU
+size-term: perf report -D dumps the AUX samples as ETE packets
+size-term: perf script decodes branches of the workload from the samples
+size-term: without timestamps, the branches have the time of their sample
+per-thread: the sampling event takes 4096 byte AUX samples and the CPU
+per-thread: perf report -D dumps the AUX samples as ETE packets
+per-thread: perf script decodes branches of the workload from the samples
+snapshot: -S with --aux-sample is refused, with a message
+EOT
+)
+got=$({ python3 "$CI_DIR/ktap-results.py" "$LOGS/$name.ktap" || true; } |
+      sed -n 's/^FAILED: //p' | sort)
+if [ "$want" != "$got" ]; then
+	diff <(echo "$want") <(echo "$got") | sed 's/^/  /'
+	die "without the perf patches, the failures are not the expected ones (< expected, > got)"
+fi
+log "without the perf patches: $(echo "$got" | wc -l) tests fail, as expected"

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf record with AUX area samples from cs_etm, in the QEMU boot of
+ * ci/perf-sample-test.sh: run /usr/bin/perf record in each of the ways
+ * below, with this program as the workload, and write every perf.data
+ * to the console in base64 between markers, for the host's perf to check.
+ *
+ * Run with the argument "workload", it is the workload: calls through a
+ * few functions for WORKLOAD_MS milliseconds, so that the trace has
+ * branches with symbols to find.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PERF		"/usr/bin/perf"
+#define WORKLOAD_MS	300
+/* A cpu-clock sample every 5ms: some 60 samples, so that the base64 stays small */
+#define PERIOD		"period=5000000"
+
+struct run {
+	const char *name;
+	const char *args[12];
+};
+
+/* Each run is: perf record -o /NAME.data ARGS -- /tests/perf-aux-sample workload */
+static const struct run runs[] = {
+	/* --aux-sample with a size, the sampling event in the group */
+	{ "aux-sample", { "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}", "--aux-sample=4096" } },
+	/* --aux-sample with the default size */
+	{ "default-size", { "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}", "--aux-sample" } },
+	/* The aux-sample-size term, which puts the event in the group; no timestamps */
+	{ "size-term", { "-e", "cs_etm/timestamp=0/u",
+			 "-e", "cpu-clock/" PERIOD ",aux-sample-size=16384/" } },
+	/* Per-thread events, whose samples tell the CPU in PERF_SAMPLE_CPU only */
+	{ "per-thread", { "--per-thread", "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}",
+			  "--aux-sample=4096" } },
+	/* Snapshot mode and AUX area sampling: refused */
+	{ "snapshot", { "-S", "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}", "--aux-sample" } },
+};
+
+static __attribute__((noinline)) unsigned long workload_leaf(unsigned long x)
+{
+	return x % 7 ? x * 3 + 1 : x / 7;
+}
+
+static __attribute__((noinline)) unsigned long workload_step(unsigned long x)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		x = workload_leaf(x + i);
+	return x;
+}
+
+static int workload(void)
+{
+	struct timespec t0, t;
+	volatile unsigned long x = 1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		x = workload_step(x);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < WORKLOAD_MS);
+	return 0;
+}
+
+static int record(const struct run *run, const char *self, const char *out)
+{
+	const char *argv[32];
+	int argc = 0, i, status;
+	pid_t pid;
+
+	argv[argc++] = PERF;
+	argv[argc++] = "record";
+	argv[argc++] = "-o";
+	argv[argc++] = out;
+	for (i = 0; run->args[i]; i++)
+		argv[argc++] = run->args[i];
+	argv[argc++] = "--";
+	argv[argc++] = self;
+	argv[argc++] = "workload";
+	argv[argc] = NULL;
+
+	printf("=== perf run %s:", run->name);
+	for (i = 0; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\n");
+	fflush(stdout);
+
+	pid = fork();
+	if (pid == 0) {
+		/* perf's messages go to the console too */
+		dup2(1, 2);
+		execv(PERF, (char **)argv);
+		perror(PERF);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Write @path to the console in base64, 76 characters a line */
+static void dump(const char *name, const char *path)
+{
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned char in[57];
+	char line[80];
+	struct stat st;
+	size_t n, i, o;
+	FILE *f;
+
+	f = fopen(path, "rb");
+	if (!f || fstat(fileno(f), &st)) {
+		printf("=== perf.data %s: cannot open %s\n", name, path);
+		if (f)
+			fclose(f);
+		return;
+	}
+	printf("=== perf.data %s begin %lld\n", name, (long long)st.st_size);
+	while ((n = fread(in, 1, sizeof(in), f)) > 0) {
+		for (i = 0, o = 0; i < n; i += 3) {
+			unsigned long v = in[i] << 16;
+
+			v |= (i + 1 < n ? in[i + 1] : 0) << 8;
+			v |= i + 2 < n ? in[i + 2] : 0;
+			line[o++] = b64[v >> 18 & 63];
+			line[o++] = b64[v >> 12 & 63];
+			line[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+			line[o++] = i + 2 < n ? b64[v & 63] : '=';
+		}
+		line[o] = '\0';
+		puts(line);
+	}
+	printf("=== perf.data %s end\n", name);
+	fflush(stdout);
+	fclose(f);
+}
+
+int main(int argc, char *argv[])
+{
+	char out[64];
+	size_t i;
+	int ret;
+
+	if (argc > 1 && !strcmp(argv[1], "workload"))
+		return workload();
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		snprintf(out, sizeof(out), "/%s.data", runs[i].name);
+		ret = record(&runs[i], argv[0], out);
+		printf("=== perf run %s: exit %d\n", runs[i].name, ret);
+		if (!ret)
+			dump(runs[i].name, out);
+		unlink(out);
+	}
+	return 0;
+}
