@@ -35,6 +35,21 @@ expect_failures base <<EOT
 64KiB samples under a cs_etm leader are accepted
 1MiB samples are accepted, perf core caps them
 a size that is not a multiple of 8 is accepted
+the sampler opened before the AUX buffer is mapped: 4096 bytes with trace
+the sampler opened after the AUX buffer is mapped: 4096 bytes with trace
+4100 byte samples are cut to 4096 bytes, with trace
+32KiB samples from a 4 page AUX buffer are cut to 16384 bytes, with trace
+1MiB samples from a 32 page AUX buffer are cut to the record limit, with trace
+a normal mode AUX buffer (PROT_READ|PROT_WRITE) gives all-zero samples
+without an AUX buffer the group does not run: no samples
+a sinkid of no sink falls back to the default sink: 4096 bytes with trace
+a per-thread event with the sink of CPU 1: all-zero samples on CPU 0
+a per-thread event with the sink of CPU 1: 4096 bytes with trace on CPU 1
+a CPU-wide group on CPU 2: 4096 bytes with trace
+config and config3 bits outside the format are ignored: 4096 bytes with trace
+contextid2 with the kernel at EL1: the AUX output is truncated, no samples
+branch_broadcast without ETE support: the AUX output is truncated, no samples
+all exclude_ bits: 4096 byte samples
 4096 byte samples from a 16 page AUX buffer: 4096 bytes each, with trace
 16384 byte samples from a 16 page AUX buffer: 16384 bytes each, with trace
 65536 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
