@@ -4,7 +4,9 @@
 # initramfs, the boot tests) on QEMU virt and save the console to
 # $LOGS/boot-$2.log (default: boot-$1.log). Fails on a hung boot (timeout),
 # on a boot that does not reach the end of the boot tests, and on any
-# oops, BUG, WARN, lockdep or other splat in the log.
+# oops, BUG, WARN, lockdep or other splat in the log. KERNEL_ARGS adds to
+# the kernel command line, for example cs_etm_fuzz=90 to run the fuzzer
+# after the boot tests (see tools/initramfs/init.c).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -17,13 +19,13 @@ BOOT_TIMEOUT=${BOOT_TIMEOUT:-600}
 [ -f "$image" ] || die "no $image"
 [ -x "$QEMU" ] || die "no $QEMU: run ci/build-qemu.sh \$WORK/qemu first"
 
-log "booting $name with $QEMU (timeout ${BOOT_TIMEOUT}s)"
+log "booting $name with $QEMU (timeout ${BOOT_TIMEOUT}s)${KERNEL_ARGS:+, $KERNEL_ARGS}"
 rc=0
 timeout --foreground "$BOOT_TIMEOUT" "$QEMU" \
 	-M virt,gic-version=3,coresight=on -cpu max -smp 4 -m 1G \
 	-nographic -nic none -no-reboot \
 	-kernel "$image" -initrd "$WORK/${INITRAMFS:-initramfs}.cpio.gz" \
-	-append "console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1" \
+	-append "console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1 ${KERNEL_ARGS:-}" \
 	< /dev/null > "$log_file" 2>&1 || rc=$?
 [ $rc -ne 124 ] || die "boot of $name hung: no power off after ${BOOT_TIMEOUT}s, see $log_file"
 [ $rc -eq 0 ] || die "QEMU exited with $rc, see $log_file"

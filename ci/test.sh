@@ -4,11 +4,13 @@
 # apply the series, check every patch, build the kernel after each patch,
 # compare sparse/W=1 warnings against the base tree, boot the series in
 # QEMU with KUnit and the boot tests (also in a PROVE_LOCKING and
-# DEBUG_ATOMIC_SLEEP build), and show that the tests fail where the
-# series is not. The last line is "N passed, N failed" over the KUnit
-# cases and boot tests of the series boot.
+# DEBUG_ATOMIC_SLEEP build, with the fuzzer of tools/fuzz), and show that
+# the tests fail where the series is not. The last line is "N passed,
+# N failed" over the KUnit cases and boot tests of the series boot.
 #
-# BISECT=0 builds the whole series only, not each patch.
+# BISECT=0 builds the whole series only, not each patch. The debug boot
+# also runs the fuzzer for FUZZ_SECONDS (default 90), with FUZZ_SEED if
+# set (the fuzzer prints the seed it used).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -47,7 +49,8 @@ stage initramfs run make-initramfs
 stage boot-series run boot series
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
 	bash "$CI_DIR/build-kernel.sh" series series-debug
-stage boot-debug run boot series-debug
+stage boot-debug env KERNEL_ARGS="cs_etm_fuzz=${FUZZ_SECONDS:-90}${FUZZ_SEED:+ cs_etm_fuzz_seed=$FUZZ_SEED}" \
+	bash "$CI_DIR/boot.sh" series-debug
 stage debug-results python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series-debug.log"
 stage prove-tests-fail run prove-tests-fail
 
@@ -59,4 +62,6 @@ echo "base: $BASE_PACKAGE $BASE_USED_VERSION sha256 $BASE_USED_SHA256 tree $(git
 echo "series: $(git -C "$KSRC" rev-list --count base..series) patches"
 printf '%s\n' "${TIMES[@]}"
 echo "total: $((SECONDS - total))s"
+grep -E '^(not )?ok [0-9]+ fuzz' "$LOGS/boot-series-debug.log" | sed 's/^/debug boot: /' ||
+	echo "debug boot: no fuzz result"
 python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series.log"
