@@ -131,6 +131,14 @@ static uint64_t rnd(struct thread *t)
 	return t->rng * 0x2545f4914f6cdd1dULL;
 }
 
+/* A stream from @seed: warmed up, as small seeds give similar first numbers */
+static void seed_stream(struct thread *t, uint64_t seed)
+{
+	t->rng = seed ? seed : 1;
+	for (int i = 0; i < 16; i++)
+		rnd(t);
+}
+
 static unsigned int below(struct thread *t, unsigned int n)
 {
 	return n ? rnd(t) % n : 0;
@@ -966,15 +974,10 @@ static void worker(uint64_t seed)
 	pthread_t other;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	threads[0].rng = seed * 2 + 1;
-	threads[1].rng = seed * 2 + 2;
+	seed_stream(&threads[0], seed * 2 + 1);
+	seed_stream(&threads[1], seed * 2 + 2);
 	threads[0].sibling = &threads[1];
 	threads[1].sibling = &threads[0];
-	/* Warm the streams up: small seeds give similar first numbers */
-	for (int i = 0; i < 16; i++) {
-		rnd(&threads[0]);
-		rnd(&threads[1]);
-	}
 	if (pthread_create(&other, NULL, fuzz_thread, &threads[1])) {
 		perror("pthread_create");
 		_exit(1);
@@ -1046,6 +1049,23 @@ static void print_histogram(void)
 		}
 		printf("# %s\n", line);
 	}
+}
+
+/* kernel.perf_event_max_sample_rate: read it, or write it if @rate > 0 */
+static int max_sample_rate(int rate)
+{
+	const char *path = "/proc/sys/kernel/perf_event_max_sample_rate";
+	FILE *f = fopen(path, rate > 0 ? "w" : "r");
+	int v = rate;
+
+	if (!f)
+		return -1;
+	if (rate > 0)
+		fprintf(f, "%d\n", rate);
+	else if (fscanf(f, "%d", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
 }
 
 static void show_stuck(pid_t pid)
@@ -1143,7 +1163,7 @@ int main(int argc, char **argv)
 	unsigned long taint0;
 	pid_t *pids;
 	double end;
-	int live, i, broken = 0;
+	int live, i, broken = 0, old_rate;
 	ssize_t n;
 
 	while ((opt = getopt(argc, argv, "t:s:w:c:n")) != -1) {
@@ -1204,6 +1224,24 @@ int main(int argc, char **argv)
 		printf("not ok 1 fuzz: no memory for the statistics\n");
 		return 1;
 	}
+	/*
+	 * A low sample rate limit throttles the samplers, and perf core
+	 * throttles their group with them, the cs_etm leader included
+	 */
+	old_rate = max_sample_rate(0);
+	{
+		static const int rates[] = { 0, 0, 5000, 1000 };
+		struct thread t;
+		int rate;
+
+		seed_stream(&t, seed ^ 0xca7e);
+		rate = rates[below(&t, 4)];
+
+		if (rate && old_rate > 0 && max_sample_rate(rate) == rate)
+			printf("# perf_event_max_sample_rate %d, was %d\n", rate, old_rate);
+		else
+			old_rate = -1;
+	}
 	kmsg = kmsg_open();
 	taint0 = tainted();
 	deadline_mono = now() + seconds;
@@ -1223,7 +1261,9 @@ int main(int argc, char **argv)
 
 	/* Hotplug until the deadline, then wait for the workers */
 	{
-		struct thread t = { .rng = seed ^ 0x5eed };
+		struct thread t;
+
+		seed_stream(&t, seed ^ 0x5eed);
 
 		while (hotplug && now() < deadline_mono) {
 			int cpu = 1 + below(&t, nr_cpus - 1);
@@ -1259,6 +1299,8 @@ int main(int argc, char **argv)
 	}
 	for (i = 1; i < nr_cpus; i++)
 		set_online(i, 1);
+	if (old_rate > 0)
+		max_sample_rate(old_rate);
 
 	printf("# %lu iterations in %d s\n", stats->iterations, seconds);
 	print_histogram();
