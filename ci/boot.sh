@@ -9,6 +9,10 @@
 # on (default: ETE and TRBE per CPU) or etr (ETMv4s, a funnel, a TMC-ETR).
 # TRBE_FAULT_AT_DISABLE=N turns on the fault injection of the QEMU model:
 # the TRBE of a CPU reports a fault at every Nth disable of its trace unit.
+# KERNEL_ARGS adds to the kernel command line, for example cs_etm_fuzz=90
+# to run the fuzzer after the boot tests (see tools/initramfs/init.c).
+# ALLOW_WARNING, a regex, lets a WARN whose WARNING line matches it pass,
+# for a kernel without a fix (see ci/check-boot-log.py).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,15 +28,15 @@ CORESIGHT=${CORESIGHT:-on}
 cpu=max
 [ -z "${TRBE_FAULT_AT_DISABLE:-}" ] || cpu+=",x-trbe-fault-at-disable=$TRBE_FAULT_AT_DISABLE"
 
-log "booting $name with $QEMU -cpu $cpu, coresight=$CORESIGHT (timeout ${BOOT_TIMEOUT}s)"
+log "booting $name with $QEMU -cpu $cpu, coresight=$CORESIGHT (timeout ${BOOT_TIMEOUT}s)${KERNEL_ARGS:+, $KERNEL_ARGS}"
 rc=0
 timeout --foreground "$BOOT_TIMEOUT" "$QEMU" \
 	-M virt,gic-version=3,coresight="$CORESIGHT" -cpu "$cpu" -smp 4 -m 1G \
 	-nographic -nic none -no-reboot \
 	-kernel "$image" -initrd "$WORK/${INITRAMFS:-initramfs}.cpio.gz" \
-	-append "console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1" \
+	-append "console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1 ${KERNEL_ARGS:-}" \
 	< /dev/null > "$log_file" 2>&1 || rc=$?
 [ $rc -ne 124 ] || die "boot of $name hung: no power off after ${BOOT_TIMEOUT}s, see $log_file"
 [ $rc -eq 0 ] || die "QEMU exited with $rc, see $log_file"
 
-python3 "$CI_DIR/check-boot-log.py" "$log_file"
+python3 "$CI_DIR/check-boot-log.py" ${ALLOW_WARNING:+--allow-warning "$ALLOW_WARNING"} "$log_file"

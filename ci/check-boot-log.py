@@ -1,6 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Fail if a boot log shows a kernel splat or did not finish the boot tests."""
+"""Fail if a boot log shows a kernel splat or did not finish the boot tests.
+
+Usage: check-boot-log.py [--allow-warning REGEX]... LOG
+
+--allow-warning leaves out the WARN splats ("cut here" to "end trace")
+whose WARNING line matches REGEX: for a boot of a kernel that lacks a fix
+which a boot test shows, see ci/prove-tests-fail.sh.
+"""
 import re
 import sys
 
@@ -25,12 +32,45 @@ SPLATS = [
     r"Call trace:",
 ]
 SPLAT_RE = re.compile("|".join(SPLATS))
+CUT_HERE = "------------[ cut here ]------------"
+END_TRACE = "---[ end trace"
+# Tests and the fuzzer echo splat lines from /dev/kmsg as KTAP diagnostics:
+# copies of kernel lines that are in the log themselves
+ECHO = "# kernel: "
 
 
-def main(path):
+def allowed_lines(lines, allow):
+    """The numbers of the lines of the WARN splats that @allow matches."""
+    skip = set()
+    i = 0
+    while i < len(lines):
+        if CUT_HERE not in lines[i] or lines[i].startswith(ECHO):
+            i += 1
+            continue
+        end = next((j for j in range(i, len(lines)) if END_TRACE in lines[j]),
+                   len(lines) - 1)
+        warning = next((l for l in lines[i:end + 1] if "WARNING: " in l), "")
+        if any(re.search(a, warning) for a in allow):
+            print(f"allowed: {warning.strip()}")
+            skip.update(range(i, end + 1))
+        i = end + 1
+    return skip
+
+
+def main(argv):
+    allow = []
+    while len(argv) > 2 and argv[0] == "--allow-warning":
+        allow.append(argv[1])
+        argv = argv[2:]
+    if len(argv) != 1:
+        print(__doc__)
+        return 2
+    path = argv[0]
     with open(path, errors="replace") as f:
         lines = f.read().splitlines()
-    splats = [(n + 1, l) for n, l in enumerate(lines) if SPLAT_RE.search(l)]
+    skip = allowed_lines(lines, allow) if allow else set()
+    splats = [(n + 1, l) for n, l in enumerate(lines)
+              if n not in skip and not l.startswith(ECHO) and SPLAT_RE.search(l)]
     for n, l in splats[:20]:
         print(f"{path}:{n}: {l}")
     if splats:
@@ -43,4 +83,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1:]))

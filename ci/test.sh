@@ -4,15 +4,17 @@
 # apply the series, check every patch and MAINTAINERS-snippet, make the
 # mailing list mbox and take it with b4 am, build the kernel after each patch,
 # compare sparse/W=1 warnings against the base tree, boot the series in
-# QEMU with KUnit and the boot tests (also in a PROVE_LOCKING and
-# DEBUG_ATOMIC_SLEEP build), decode the AUX samples of the boot, boot
-# again with TRBE faults injected, record and decode trace on both
+# QEMU with KUnit and the boot tests (also in a PROVE_LOCKING,
+# DEBUG_ATOMIC_SLEEP and KASAN build, with the fuzzer of tools/fuzz),
+# decode the AUX samples of the boot, boot again with TRBE faults injected, record and decode trace on both
 # CoreSight paths of the model, record AUX samples with the series' perf
 # in QEMU and decode them on the host, and show that the tests fail where
 # the series is not. The last line is "N passed, N failed" over the KUnit
 # cases, boot tests, sample decoding, trace checks and perf tests.
 #
-# BISECT=0 builds the whole series only, not each patch.
+# BISECT=0 builds the whole series only, not each patch. The debug boot
+# also runs the fuzzer for FUZZ_SECONDS (default 90), with FUZZ_SEED if
+# set (the fuzzer prints the seed it used).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -62,7 +64,8 @@ stage perf-sample run perf-sample-test
 stage perf-sample-base run perf-sample-test base-kernel
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
 	bash "$CI_DIR/build-kernel.sh" series series-debug
-stage boot-debug run boot series-debug
+stage boot-debug env KERNEL_ARGS="cs_etm_fuzz=${FUZZ_SECONDS:-90}${FUZZ_SEED:+ cs_etm_fuzz_seed=$FUZZ_SEED}" \
+	bash "$CI_DIR/boot.sh" series-debug
 stage aux-samples-debug run check-aux-samples series-debug
 stage trbe-fault-debug run boot-trbe-fault series-debug
 stage debug-results python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series-debug.log" \
@@ -77,6 +80,8 @@ echo "base: $BASE_PACKAGE $BASE_USED_VERSION sha256 $BASE_USED_SHA256 tree $(git
 echo "series: $(git -C "$KSRC" rev-list --count base..series) patches"
 printf '%s\n' "${TIMES[@]}"
 echo "total: $((SECONDS - total))s"
+grep -E '^(not )?ok [0-9]+ fuzz' "$LOGS/boot-series-debug.log" | sed 's/^/debug boot: /' ||
+	echo "debug boot: no fuzz result"
 python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series.log" "$LOGS/aux-samples-series.log" \
 	"$LOGS/boot-trbe-fault-series.log" "$LOGS/boot-trace-on.log" "$LOGS/boot-trace-etr.log" \
 	"$LOGS/perf-sample.ktap" "$LOGS/perf-sample-base.ktap"

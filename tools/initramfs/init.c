@@ -3,6 +3,11 @@
  * init of the CI boot: mount the pseudo file systems, run every program
  * in /tests in name order, then power off. KUnit has already run, built
  * in, before init; its KTAP is on the console.
+ *
+ * With cs_etm_fuzz=SECONDS on the kernel command line (and maybe
+ * cs_etm_fuzz_seed=SEED), init also runs the fuzzer /fuzz/cs-etm-fuzz
+ * for that long, after the tests: ci/test.sh asks for it in the debug
+ * boot only.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -19,8 +24,9 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-static void run(const char *path)
+static void run(char *const argv[])
 {
+	const char *path = argv[0];
 	pid_t pid;
 	int status;
 
@@ -28,7 +34,7 @@ static void run(const char *path)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		execl(path, path, (char *)NULL);
+		execv(path, argv);
 		perror(path);
 		_exit(127);
 	}
@@ -41,6 +47,43 @@ static void run(const char *path)
 	else
 		printf("# boot test: %s killed by signal %d\n", path, WTERMSIG(status));
 	fflush(stdout);
+}
+
+/* The value of kernel command line parameter @name, or NULL */
+static const char *cmdline_param(const char *name, char *buf, size_t len)
+{
+	static char cmdline[4096];
+	size_t n = strlen(name);
+	char *p, *save;
+	FILE *f;
+
+	f = fopen("/proc/cmdline", "r");
+	if (!f)
+		return NULL;
+	if (!fgets(cmdline, sizeof(cmdline), f))
+		cmdline[0] = 0;
+	fclose(f);
+	for (p = strtok_r(cmdline, " \n", &save); p; p = strtok_r(NULL, " \n", &save)) {
+		if (!strncmp(p, name, n) && p[n] == '=') {
+			snprintf(buf, len, "%s", p + n + 1);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static void run_fuzzer(void)
+{
+	char seconds[32], seed[32];
+	char *argv[] = { "/fuzz/cs-etm-fuzz", "-t", seconds, NULL, NULL, NULL };
+
+	if (!cmdline_param("cs_etm_fuzz", seconds, sizeof(seconds)))
+		return;
+	if (cmdline_param("cs_etm_fuzz_seed", seed, sizeof(seed))) {
+		argv[3] = "-s";
+		argv[4] = seed;
+	}
+	run(argv);
 }
 
 int main(void)
@@ -60,8 +103,9 @@ int main(void)
 		if (tests[i]->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/tests/%s", tests[i]->d_name);
-		run(path);
+		run((char *[]){ path, NULL });
 	}
+	run_fuzzer();
 	printf("# boot tests: done\n");
 	fflush(stdout);
 

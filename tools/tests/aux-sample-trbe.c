@@ -35,21 +35,6 @@ struct sample_stats {
 static long page_size;
 static int cs_etm_type;
 
-static int format_bit(const char *name)
-{
-	char path[160], buf[64] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/cs_etm/format/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	return strchr(buf, ':') ? atoi(strchr(buf, ':') + 1) : -1;
-}
-
 static void pin_to_cpu(int cpu)
 {
 	cpu_set_t set;
@@ -80,7 +65,7 @@ static int session_open(struct session *s, unsigned int sample_size,
 
 	cs_etm_attr(&attr, cs_etm_type);
 	attr.aux_start_paused = start_paused;
-	bit = format_bit("contextid");
+	bit = cs_etm_format_bit("contextid");
 	if (bit >= 0)
 		attr.config |= 1ULL << bit;
 	s->leader = perf_event_open(&attr, 0, -1, -1, 0);

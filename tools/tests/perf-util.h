@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -31,6 +32,42 @@ static inline int pmu_type(const char *pmu)
 		type = -1;
 	fclose(f);
 	return type;
+}
+
+/*
+ * The lowest bit of format field @name of the cs_etm PMU ("config:14"),
+ * or -1 if the PMU has no such field
+ */
+static inline int cs_etm_format_bit(const char *name)
+{
+	char path[160], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/cs_etm/format/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return strchr(buf, ':') ? atoi(strchr(buf, ':') + 1) : -1;
+}
+
+/* The sink id (config2 sinkid) of sink @name of the cs_etm PMU, or 0 */
+static inline unsigned int cs_etm_sink_id(const char *name)
+{
+	char path[160];
+	unsigned int id = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/cs_etm/sinks/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%x", &id) != 1)
+		id = 0;
+	fclose(f);
+	return id;
 }
 
 /* A disabled cs_etm event tracing the calling thread */
