@@ -4,7 +4,8 @@
 # initramfs, the boot tests) on QEMU virt and save the console to
 # $LOGS/boot-$2.log (default: boot-$1.log). Fails on a hung boot (timeout),
 # on a boot that does not reach the end of the boot tests, and on any
-# oops, BUG, WARN, lockdep or other splat in the log.
+# oops, BUG, WARN, lockdep or other splat in the log. SMP sets the number
+# of CPUs (default 4).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,7 +21,7 @@ BOOT_TIMEOUT=${BOOT_TIMEOUT:-600}
 log "booting $name with $QEMU (timeout ${BOOT_TIMEOUT}s)"
 rc=0
 timeout --foreground "$BOOT_TIMEOUT" "$QEMU" \
-	-M virt,gic-version=3,coresight=on -cpu max -smp 4 -m 1G \
+	-M virt,gic-version=3,coresight=on -cpu max -smp "${SMP:-4}" -m 1G \
 	-nographic -nic none -no-reboot \
 	-kernel "$image" -initrd "$WORK/${INITRAMFS:-initramfs}.cpio.gz" \
 	-append "console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1" \
