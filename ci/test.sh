@@ -4,9 +4,10 @@
 # apply the series, check every patch, build the kernel after each patch,
 # compare sparse/W=1 warnings against the base tree, boot the series in
 # QEMU with KUnit and the boot tests (also in a PROVE_LOCKING and
-# DEBUG_ATOMIC_SLEEP build), and show that the tests fail where the
-# series is not. The last line is "N passed, N failed" over the KUnit
-# cases and boot tests of the series boot.
+# DEBUG_ATOMIC_SLEEP build), log the numbers of the AUX sample benchmark,
+# and show that the tests fail where the series is not. The last line is
+# "N passed, N failed" over the KUnit cases and boot tests of the series
+# boot.
 #
 # BISECT=0 builds the whole series only, not each patch.
 set -euo pipefail
@@ -45,6 +46,7 @@ fi
 stage warnings-series run check-warnings series
 stage initramfs run make-initramfs
 stage boot-series run boot series
+stage bench run bench series
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
 	bash "$CI_DIR/build-kernel.sh" series series-debug
 stage boot-debug run boot series-debug
