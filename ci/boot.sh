@@ -4,7 +4,8 @@
 # initramfs, the boot tests) on QEMU virt and save the console to
 # $LOGS/boot-$2.log (default: boot-$1.log). Fails on a hung boot (timeout),
 # on a boot that does not reach the end of the boot tests, and on any
-# oops, BUG, WARN, lockdep or other splat in the log.
+# oops, BUG, WARN, lockdep or other splat in the log. SMP sets the number
+# of CPUs (default 4).
 # CORESIGHT selects the trace path of the model (-M virt,coresight=):
 # on (default: ETE and TRBE per CPU) or etr (ETMv4s, a funnel, a TMC-ETR).
 # TRBE_FAULT_AT_DISABLE=N turns on the fault injection of the QEMU model:
@@ -31,7 +32,7 @@ cpu=max
 log "booting $name with $QEMU -cpu $cpu, coresight=$CORESIGHT (timeout ${BOOT_TIMEOUT}s)${KERNEL_ARGS:+, $KERNEL_ARGS}"
 rc=0
 timeout --foreground "$BOOT_TIMEOUT" "$QEMU" \
-	-M virt,gic-version=3,coresight="$CORESIGHT" -cpu "$cpu" -smp 4 -m 1G \
+	-M virt,gic-version=3,coresight="$CORESIGHT" -cpu "$cpu" -smp "${SMP:-4}" -m 1G \
 	-nographic -nic none -no-reboot \
 	-kernel "$image" -initrd "$WORK/${INITRAMFS:-initramfs}.cpio.gz" \
 	-append "console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1 ${KERNEL_ARGS:-}" \

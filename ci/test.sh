@@ -6,11 +6,13 @@
 # compare sparse/W=1 warnings against the base tree, boot the series in
 # QEMU with KUnit and the boot tests (also in a PROVE_LOCKING,
 # DEBUG_ATOMIC_SLEEP and KASAN build, with the fuzzer of tools/fuzz),
-# decode the AUX samples of the boot, boot again with TRBE faults injected, record and decode trace on both
-# CoreSight paths of the model, record AUX samples with the series' perf
-# in QEMU and decode them on the host, and show that the tests fail where
-# the series is not. The last line is "N passed, N failed" over the KUnit
-# cases, boot tests, sample decoding, trace checks and perf tests.
+# decode the AUX samples of the boot, boot again with TRBE faults
+# injected, record and decode trace on both CoreSight paths of the model,
+# record AUX samples with the series' perf in QEMU and decode them on the
+# host, log the numbers of the AUX sample benchmark, and show that the
+# tests fail where the series is not. The last line is "N passed,
+# N failed" over the KUnit cases, boot tests, sample decoding, trace
+# checks and perf tests.
 #
 # BISECT=0 builds the whole series only, not each patch. The debug boot
 # also runs the fuzzer for FUZZ_SECONDS (default 90), with FUZZ_SEED if
@@ -62,6 +64,7 @@ stage build-perf-host run build-perf host
 stage build-perf-arm64 run build-perf arm64
 stage perf-sample run perf-sample-test
 stage perf-sample-base run perf-sample-test base-kernel
+stage bench run bench series
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
 	bash "$CI_DIR/build-kernel.sh" series series-debug
 stage boot-debug env KERNEL_ARGS="cs_etm_fuzz=${FUZZ_SECONDS:-90}${FUZZ_SEED:+ cs_etm_fuzz_seed=$FUZZ_SEED}" \

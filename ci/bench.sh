@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The AUX sample benchmark, not a test: boot a kernel in QEMU on one CPU
+# and run tools/bench/aux-sample-bench, which times AUX samples against
+# memcpy()/memset() and the workload slowdown of sampling. Prints the raw
+# numbers, then the table and the summary line. Fails if the benchmark
+# does not finish or a sample is malformed or larger than asked, never on
+# a time.
+#
+# Without an argument, applies and builds the series first, as ci/demo.sh
+# does. With one, boots $WORK/images/Image-$1 as it is, for example to
+# compare two builds of ci/build-kernel.sh.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+image=${1:-}
+if [ -z "$image" ]; then
+	for step in install-deps fetch-base apply-series; do
+		bash "$CI_DIR/$step.sh"
+	done
+	bash "$CI_DIR/build-kernel.sh" series series
+	image=series
+fi
+bash "$CI_DIR/build-qemu.sh" "$WORK/qemu"
+bash "$CI_DIR/make-initramfs.sh" "$TOP/tools/bench" bench
+start=$SECONDS
+# One vCPU: one TCG thread, nothing else of the guest runs beside it
+SMP=1 INITRAMFS=bench bash "$CI_DIR/boot.sh" "$image" "bench-$image"
+log "boot and benchmark took $((SECONDS - start))s"
+out=$LOGS/boot-bench-$image.log
+summary=$(grep '^aux-sample-bench: summary:' "$out") ||
+	die "the benchmark did not finish, see $out"
+echo "=== benchmark raw numbers ($image)"
+grep -E '^raw:' "$out"
+echo "=== benchmark ($image)"
+grep -E '^aux-sample-bench:' "$out"
+# No timing is checked, only what the samples hold: every sample read
+# must be well formed and no larger than its aux_sample_size
+case "$summary" in
+*" 0 larger than asked "*" 0 malformed,"*) ;;
+*) die "a sample was larger than asked or malformed, see $out" ;;
+esac
