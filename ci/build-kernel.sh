@@ -3,8 +3,9 @@
 # Build an arm64 Image of the tree at git ref $1 (default: series) from
 # allnoconfig plus ./kernel-config, and save it as $WORK/images/Image-$2
 # (default: the ref). KCONFIG_EXTRA names more fragments to merge. Fails
-# if an option of a fragment did not end up set as asked, so that a
-# renamed or unmet option cannot go unnoticed.
+# if an option of a fragment did not end up set as asked (the last
+# fragment that sets it wins), so that a renamed or unmet option cannot go
+# unnoticed. KTARGETS are the make targets (default: Image).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -30,12 +31,16 @@ while read -r line; do
 		bad=1
 		;;
 	esac
-done < <(cat "${fragments[@]}")
+done < <(cat "${fragments[@]}" |
+	 awk -F= '/^CONFIG_/ { if (!($1 in v)) k[n++] = $1; v[$1] = $0 }
+		  END { for (i = 0; i < n; i++) print v[k[i]] }')
 [ $bad -eq 0 ] || die "the config fragments did not apply"
 
-log "building Image at $ref ($(git -C "$KSRC" log -1 --format=%s "$ref"))"
-if ! kmake Image > "$LOGS/build-$name.log" 2>&1; then
-	grep -E 'error|Error' "$LOGS/build-$name.log" | head -20
+targets=${KTARGETS:-Image}
+log "building $targets at $ref ($(git -C "$KSRC" log -1 --format=%s "$ref"))"
+# shellcheck disable=SC2086
+if ! kmake $targets > "$LOGS/build-$name.log" 2>&1; then
+	grep -E 'error|Error|ERROR' "$LOGS/build-$name.log" | head -20
 	die "build failed at $ref, see $LOGS/build-$name.log"
 fi
 cp "$KOUT/arch/arm64/boot/Image" "$WORK/images/Image-$name"

@@ -54,6 +54,8 @@ else
 	stage build-series run build-kernel series series
 fi
 stage warnings-series run check-warnings series
+stage build-modules env KOUT="$WORK/kernel-modules" KCONFIG_EXTRA="$CI_DIR/modules.config" \
+	KTARGETS="Image modules" bash "$CI_DIR/build-kernel.sh" series series-modules
 stage initramfs run make-initramfs
 stage boot-series run boot series
 stage aux-samples run check-aux-samples series
