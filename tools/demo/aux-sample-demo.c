@@ -5,6 +5,7 @@
  * a cpu-clock sample every millisecond with 4KiB of the latest trace, and
  * print what each sample holds.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -10,6 +10,7 @@
  *
  * Needs only the cs_etm PMU: no AUX buffer is mapped.
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -17,18 +18,6 @@
 #include "kmsg-util.h"
 #include "ktap.h"
 #include "perf-util.h"
-
-static void spin_ms(int ms)
-{
-	struct timespec t0, t;
-	static volatile unsigned long x;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		x++;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
 
 /* Returns how long the orphaned sampler ran, in ns */
 static uint64_t run_orphan(int type, int resume)

@@ -286,27 +286,6 @@ static int set_cpu3_online(int online)
 	return ret;
 }
 
-static void pin_to_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
-static void spin_ms(int ms)
-{
-	struct timespec t0, t;
-	static volatile unsigned long x;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		x++;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
-
 static int target_cpu(const struct open_case *c)
 {
 	switch (c->target) {

@@ -35,27 +35,6 @@ struct sample_stats {
 static long page_size;
 static int cs_etm_type;
 
-static void pin_to_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
-static void spin_ms(int ms)
-{
-	struct timespec t0, t;
-	static volatile unsigned long x;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		x++;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
-
 /* Open the group on this thread; returns 0, or -1 with a diagnostic */
 static int session_open(struct session *s, unsigned int sample_size,
 			int aux_pages, int start_paused, unsigned long period)

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* perf_event_open() helpers for the boot tests */
+/*
+ * perf_event_open() helpers for the boot tests. Include it with
+ * _GNU_SOURCE defined first, for sched_setaffinity().
+ */
 #ifndef PERF_UTIL_H
 #define PERF_UTIL_H
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static inline int perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -93,4 +98,26 @@ static inline void aux_sampler_attr(struct perf_event_attr *attr,
 	attr->aux_sample_size = aux_sample_size;
 }
 
+/* Run on CPU @cpu only */
+static inline void pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Busy loop for @ms milliseconds: code for the trace unit to trace */
+static inline void spin_ms(int ms)
+{
+	struct timespec t0, t;
+	static volatile unsigned long x;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		x++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
 #endif

@@ -190,7 +190,7 @@ static uint64_t sink_id(const char *sink)
 	return strtoull(buf, NULL, 0);
 }
 
-static void pin_to_cpu(int cpu)
+static void pin_to_cpu_or_all(int cpu)
 {
 	cpu_set_t set;
 
@@ -225,14 +225,14 @@ static void workload(const struct recording *rec, struct result *r)
 	}
 	/* On all CPUs: this process on CPU 0, the children on the others */
 	if (rec->kind == ALL_CPUS)
-		pin_to_cpu(0);
+		pin_to_cpu_or_all(0);
 	for (int i = 0; i < NR_CHILDREN; i++) {
 		if (rec->kind == PER_THREAD)
-			pin_to_cpu(i % nr_cpus);
+			pin_to_cpu_or_all(i % nr_cpus);
 		r->children[i] = fork();
 		if (r->children[i] == 0) {
 			if (rec->kind == ALL_CPUS) {
-				pin_to_cpu((i + 1) % nr_cpus);
+				pin_to_cpu_or_all((i + 1) % nr_cpus);
 				spin(30000);
 			}
 			spin(3000);
@@ -452,13 +452,13 @@ static uint64_t record(const struct recording *rec, enum topology topo,
 		}
 	}
 	if (rec->kind == ONE_CPU)
-		pin_to_cpu(1);
+		pin_to_cpu_or_all(1);
 	for (int i = 0; i < nev; i++)
 		ioctl(ev[i].fd, PERF_EVENT_IOC_ENABLE, 0);
 	workload(rec, r);
 	for (int i = 0; i < nev; i++)
 		ioctl(ev[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-	pin_to_cpu(-1);
+	pin_to_cpu_or_all(-1);
 
 	for (int i = 0; i < nev; i++)
 		read_records(ev[i].pc, r);
