@@ -36,22 +36,6 @@ static inline long aux_page_size(void)
 	return sysconf(_SC_PAGESIZE);
 }
 
-/* The bit of a cs_etm format field, e.g. "contextid", or -1 */
-static inline int cs_etm_format_bit(const char *name)
-{
-	char path[160], buf[64] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/cs_etm/format/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	return strchr(buf, ':') ? atoi(strchr(buf, ':') + 1) : -1;
-}
-
 /* A disabled cs_etm leader tracing this thread, with its context IDs */
 static inline void cs_etm_leader_attr(struct perf_event_attr *attr, int type)
 {
