@@ -175,20 +175,30 @@ static void trace_event_dump(const struct trace_event *ev, const char *name, pid
 	cs_trace_print_data(ev->aux, ev->size);
 }
 
-/* Wait until task @tid sleeps, so that its events are stopped */
-static void wait_sleeping(pid_t pid, pid_t tid)
+/* The state of task @tid of process @pid (R, S, Z, ...), 0 if it is gone */
+static char task_state(pid_t pid, pid_t tid)
 {
 	char path[64], buf[256], *state;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	for (;;) {
-		if (cs_read_line(path, buf, sizeof(buf)))
-			return;			/* gone */
-		state = strrchr(buf, ')');
-		if (state && state[1] == ' ' && state[2] == 'S')
-			return;
+	if (cs_read_line(path, buf, sizeof(buf)))
+		return 0;
+	state = strrchr(buf, ')');
+	return state && state[1] == ' ' ? state[2] : 0;
+}
+
+static int task_alive(pid_t pid, pid_t tid)
+{
+	char state = task_state(pid, tid);
+
+	return state && state != 'Z' && state != 'X';
+}
+
+/* Wait until task @tid sleeps, so that its events are stopped, or ends */
+static void wait_sleeping(pid_t pid, pid_t tid)
+{
+	while (task_alive(pid, tid) && task_state(pid, tid) != 'S')
 		usleep(1000);
-	}
 }
 
 /* ---- one session, two threads ---- */
@@ -301,7 +311,8 @@ struct session {
 	int cpu;
 	pid_t pid;
 	int go[2];			/* the parent writes a byte per turn */
-	volatile int spinning;
+	volatile int bursts;		/* bursts begun */
+	volatile int release;		/* ends the wait after a 'b' burst */
 	struct trace_event ev;		/* copied out, pointers invalid */
 	unsigned char aux[AUX_PAGES * 4096];
 };
@@ -341,8 +352,8 @@ static void session_child(struct session *s)
 		_exit(1);
 	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
 	/*
-	 * One burst per byte: 'b' while the other session runs too, 't' for
-	 * a turn of its own
+	 * One burst per byte: 'b' while the other session runs too (then
+	 * wait on the CPU for the parent), 't' for a turn of its own
 	 */
 	while (read(s->go[0], &c, 1) == 1 && c != 'q') {
 		/*
@@ -352,9 +363,10 @@ static void session_child(struct session *s)
 		 */
 		for (int i = 0; c == 't' && new_collision(&ev, &seen) && i < 1000; i++)
 			usleep(1000);
-		s->spinning = 1;
+		s->bursts++;
 		spin(BURST);
-		s->spinning = 0;
+		while (c == 'b' && !s->release)
+			sched_yield();	/* little trace: see worker_fn() */
 		new_collision(&ev, &seen);
 	}
 	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
@@ -394,12 +406,13 @@ static void two_sessions(int *splats)
 	/* Both run: session 1 starts while session 0 holds the ETR */
 	for (int i = 0; i < 2; i++)
 		wait_sleeping(s[i].pid, s[i].pid);
-	if (write(s[0].go[1], "b", 1) != 1)
-		ok = 0;
-	while (!s[0].spinning)
-		usleep(1000);
-	if (write(s[1].go[1], "b", 1) != 1)
-		ok = 0;
+	for (int i = 0; i < 2; i++) {
+		if (write(s[i].go[1], "b", 1) != 1)
+			ok = 0;
+		while (!s[i].bursts && task_alive(s[i].pid, s[i].pid))
+			usleep(1000);
+	}
+	s[0].release = s[1].release = 1;
 	/* Then turns: each runs while the other sleeps */
 	for (int r = 0; r < 2 * ROUNDS; r++) {
 		int i = r % 2;
