@@ -11,6 +11,9 @@
 #    (ci/negative/owner-pid-sink-rule.patch): the KUnit table fails on the
 #    cases the series fixes, and only on those, and so do the two threads
 #    of one session on the ETR;
+#  - the series with the sink checked at setup_aux() time, the design the
+#    review rejected (ci/negative/setup-aux-sink-rule.patch): the two
+#    sessions that take turns on the ETR fail;
 #  - perf as it is before the perf patches of the series: the perf tests
 #    of AUX samples fail (ci/perf-sample-test.sh has the list).
 # Each boot must fail exactly as listed below, or this stage fails.
@@ -128,6 +131,22 @@ threads-owner-last: the second event finds the ETR busy: PERF_RECORD_AUX with CO
 threads-owner-first: the second event finds the ETR busy: PERF_RECORD_AUX with COLLISION
 one session, two threads, the ETR's claimer stops last: each AUX buffer holds its own thread's trace only, none lost, no WARN
 one session, two threads, the ETR's claimer stops first: each AUX buffer holds its own thread's trace only, none lost, no WARN
+EOT
+
+# The series with the design that the review rejected: the sink checked
+# when the AUX buffer is set up (ci/negative/setup-aux-sink-rule.patch),
+# which takes away two sessions that take turns on the ETR: the AUX
+# buffer of the second cannot be mapped
+git -C "$KSRC" checkout -q series
+git -C "$KSRC" apply "$CI_DIR/negative/setup-aux-sink-rule.patch"
+bash "$CI_DIR/build-kernel.sh" HEAD setup-aux-rule ||
+	{ git -C "$KSRC" checkout -q -- .; exit 1; }
+git -C "$KSRC" checkout -q -- .
+bash "$CI_DIR/etr-share.sh" setup-aux-rule || true
+expect_failures "setup-aux-rule, ETR" "$LOGS/boot-etr-share-setup-aux-rule.log" \
+	"$LOGS/etr-share-check-setup-aux-rule.log" <<EOT
+two sessions: the second to start while both run finds the ETR busy: PERF_RECORD_AUX with COLLISION
+two sessions taking turns: both get trace, neither is truncated
 EOT
 
 # perf without the perf patches, on the series kernel
