@@ -4,10 +4,16 @@
 #  - the base kernel: the KUnit suites of the series are absent, and the
 #    boot tests of AUX sampling fail, the decoding of AUX samples and the
 #    tests of the TRBE fault boot too, and so does aux-pause-orphan (a perf
-#    core WARN that the series fixes);
+#    core WARN that the series fixes); on the ETR (ci/etr-share.sh), two
+#    threads of one session mix their trace in one buffer or lose it with
+#    a WARN, a busy ETR is never a COLLISION, and AUX sampling is refused;
 #  - the series with the sink sharing rule of the base tree put back
 #    (ci/negative/owner-pid-sink-rule.patch): the KUnit table fails on the
-#    cases the series fixes, and only on those;
+#    cases the series fixes, and only on those, and so do the two threads
+#    of one session on the ETR;
+#  - the series with the sink checked at setup_aux() time, the design the
+#    review rejected (ci/negative/setup-aux-sink-rule.patch): the two
+#    sessions that take turns on the ETR fail;
 #  - perf as it is before the perf patches of the series: the perf tests
 #    of AUX samples fail (ci/perf-sample-test.sh has the list).
 # Each boot must fail exactly as listed below, or this stage fails.
@@ -81,6 +87,25 @@ a TRBE fault while AUX samples pause the trace ends the session in the TRBE inte
 a TRBE fault found when the event stops is reported TRUNCATED
 EOT
 
+# The ETR shared through perf on the base kernel. The threads of one
+# session share the ETR there: when the claimer stops first, the other
+# stops last and trips the WARN in tmc_update_etr_buffer(); let it pass
+# the boot, the test fails below. The two sessions get trace on the base
+# kernel too, and their buffers decode (a regression guard), but the
+# second one, finding the ETR busy, is TRUNCATED and loses trace.
+ALLOW_WARNING=' at tmc_update_etr_buffer\+' bash "$CI_DIR/etr-share.sh" base || true
+expect_failures "base, ETR" "$LOGS/boot-etr-share-base.log" "$LOGS/etr-share-check-base.log" <<EOT
+threads-owner-last: the second event finds the ETR busy: PERF_RECORD_AUX with COLLISION
+threads-owner-first: the second event finds the ETR busy: PERF_RECORD_AUX with COLLISION
+two sessions: the second to start while both run finds the ETR busy: PERF_RECORD_AUX with COLLISION
+two sessions taking turns: both get trace, neither is truncated
+a PERF_SAMPLE_AUX sampler opens under a cs_etm leader on tmc_etr0 with an overwrite mode AUX buffer
+AUX samples from the shared ETR: 20 or more, 4096 bytes, all zeros
+the kernel log says once why the samples hold no trace
+one session, two threads, the ETR's claimer stops last: each AUX buffer holds its own thread's trace only, none lost, no WARN
+one session, two threads, the ETR's claimer stops first: each AUX buffer holds its own thread's trace only, none lost, no WARN
+EOT
+
 # The series with the owner PID rule of the base tree
 git -C "$KSRC" checkout -q series
 git -C "$KSRC" apply "$CI_DIR/negative/owner-pid-sink-rule.patch"
@@ -92,6 +117,36 @@ expect_failures owner-pid-rule "$LOGS/boot-owner-pid-rule.log" <<EOT
 coresight_perf_sink_sharing.test_perf_sink_use.per-thread, one owner, two targets
 coresight_perf_sink_sharing.test_perf_sink_use.CPU-wide, then per-thread of one owner
 coresight_perf_sink_sharing.test_perf_sink_use.per-thread, then CPU-wide of one owner
+EOT
+# The ETR: the threads of one session share it again (their trace mixed,
+# or dropped with "ETR writes to another perf buffer"); the two sessions,
+# of two owners, still may not. KUnit runs in this boot too.
+bash "$CI_DIR/etr-share.sh" owner-pid-rule || true
+expect_failures "owner-pid-rule, ETR" "$LOGS/boot-etr-share-owner-pid-rule.log" \
+	"$LOGS/etr-share-check-owner-pid-rule.log" <<EOT
+coresight_perf_sink_sharing.test_perf_sink_use.per-thread, one owner, two targets
+coresight_perf_sink_sharing.test_perf_sink_use.CPU-wide, then per-thread of one owner
+coresight_perf_sink_sharing.test_perf_sink_use.per-thread, then CPU-wide of one owner
+threads-owner-last: the second event finds the ETR busy: PERF_RECORD_AUX with COLLISION
+threads-owner-first: the second event finds the ETR busy: PERF_RECORD_AUX with COLLISION
+one session, two threads, the ETR's claimer stops last: each AUX buffer holds its own thread's trace only, none lost, no WARN
+one session, two threads, the ETR's claimer stops first: each AUX buffer holds its own thread's trace only, none lost, no WARN
+EOT
+
+# The series with the design that the review rejected: the sink checked
+# when the AUX buffer is set up (ci/negative/setup-aux-sink-rule.patch),
+# which takes away two sessions that take turns on the ETR: the AUX
+# buffer of the second cannot be mapped
+git -C "$KSRC" checkout -q series
+git -C "$KSRC" apply "$CI_DIR/negative/setup-aux-sink-rule.patch"
+bash "$CI_DIR/build-kernel.sh" HEAD setup-aux-rule ||
+	{ git -C "$KSRC" checkout -q -- .; exit 1; }
+git -C "$KSRC" checkout -q -- .
+bash "$CI_DIR/etr-share.sh" setup-aux-rule || true
+expect_failures "setup-aux-rule, ETR" "$LOGS/boot-etr-share-setup-aux-rule.log" \
+	"$LOGS/etr-share-check-setup-aux-rule.log" <<EOT
+two sessions: the second to start while both run finds the ETR busy: PERF_RECORD_AUX with COLLISION
+two sessions taking turns: both get trace, neither is truncated
 EOT
 
 # perf without the perf patches, on the series kernel

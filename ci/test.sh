@@ -8,6 +8,7 @@
 # DEBUG_ATOMIC_SLEEP and KASAN build, with the fuzzer of tools/fuzz),
 # decode the AUX samples of the boot, boot again with TRBE faults
 # injected, record and decode trace on both CoreSight paths of the model,
+# test who may share the ETR of the model through perf (tools/etr-share),
 # record AUX samples with the series' perf in QEMU and decode them on the
 # host, log the numbers of the AUX sample benchmark, and show that the
 # tests fail where the series is not. The last line is "N passed,
@@ -62,6 +63,7 @@ stage aux-samples run check-aux-samples series
 stage trbe-fault run boot-trbe-fault series
 stage trace-trbe run trace on
 stage trace-etr run trace etr
+stage etr-share run etr-share series
 stage build-perf-host run build-perf host
 stage build-perf-arm64 run build-perf arm64
 stage perf-sample run perf-sample-test
@@ -89,4 +91,5 @@ grep -E '^(not )?ok [0-9]+ fuzz' "$LOGS/boot-series-debug.log" | sed 's/^/debug 
 	echo "debug boot: no fuzz result"
 python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series.log" "$LOGS/aux-samples-series.log" \
 	"$LOGS/boot-trbe-fault-series.log" "$LOGS/boot-trace-on.log" "$LOGS/boot-trace-etr.log" \
+	"$LOGS/boot-etr-share-series.log" "$LOGS/etr-share-check-series.log" \
 	"$LOGS/perf-sample.ktap" "$LOGS/perf-sample-base.ktap"

@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+#include "cs-trace-dump.h"
 #include "ktap.h"
 #include "perf-util.h"
 
@@ -38,7 +39,6 @@
 #define MAX_IDS		16		/* CPUs */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-#define CS_DEVICES	"/sys/bus/coresight/devices"
 #define CS_ETM_PMU	"/sys/bus/event_source/devices/cs_etm"
 /* PERF_RECORD_AUX_OUTPUT_HW_ID payload of cs_etm: the trace ID */
 #define HW_ID_TRACE_ID(hw_id)	((hw_id) & 0xff)
@@ -77,21 +77,6 @@ struct result {
 static long page_size;
 static int nr_cpus;
 static volatile unsigned long sink;
-
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(buf, len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
 
 static int write_str(const char *path, const char *s)
 {
@@ -174,7 +159,7 @@ static int format_bit(const char *name)
 	char path[160], buf[64];
 
 	snprintf(path, sizeof(path), CS_ETM_PMU "/format/%s", name);
-	if (read_line(path, buf, sizeof(buf)) || !strchr(buf, ':'))
+	if (cs_read_line(path, buf, sizeof(buf)) || !strchr(buf, ':'))
 		return -1;
 	return atoi(strchr(buf, ':') + 1);
 }
@@ -185,7 +170,7 @@ static uint64_t sink_id(const char *sink)
 	char path[160], buf[64];
 
 	snprintf(path, sizeof(path), CS_ETM_PMU "/sinks/%s", sink);
-	if (read_line(path, buf, sizeof(buf)))
+	if (cs_read_line(path, buf, sizeof(buf)))
 		return 0;
 	return strtoull(buf, NULL, 0);
 }
@@ -291,23 +276,6 @@ static void read_records(struct perf_event_mmap_page *pc, struct result *r)
 	}
 }
 
-static void print_config(const char *source)
-{
-	static const char *const regs[][2] = {
-		{ "idr0", "trcidr/trcidr0" }, { "idr1", "trcidr/trcidr1" },
-		{ "idr2", "trcidr/trcidr2" }, { "idr8", "trcidr/trcidr8" },
-		{ "configr", "mgmt/trcconfig" }, { "devarch", "mgmt/trcdevarch" },
-	};
-	char path[160], buf[64];
-
-	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
-		snprintf(path, sizeof(path), CS_DEVICES "/%s/%s", source,
-			 regs[i][1]);
-		if (read_line(path, buf, sizeof(buf)) == 0)
-			printf(" %s=%s", regs[i][0], buf);
-	}
-}
-
 /* The PIDs in /proc: the tasks a CPU-wide recording may have seen */
 static void print_pids(void)
 {
@@ -358,17 +326,10 @@ static void dump(const struct recording *rec, enum topology topo,
 	/* The trace unit of a CPU that traced: perf programmed them alike */
 	snprintf(source, sizeof(source), "%s%d",
 		 topo == TOPO_ETR ? "etm" : "ete", r->nr_ids ? r->id_cpu[0] : 0);
-	print_config(source);
+	cs_trace_print_config(source);
 	if (rec->kind == ONE_CPU || rec->kind == ALL_CPUS)
 		print_pids();
-	printf("\n");
-	for (uint64_t i = 0; i < size; i++) {
-		printf("%02x", ev->aux[i]);
-		if ((i & 31) == 31 || i + 1 == size)
-			putchar('\n');
-	}
-	printf("CSTRACE-END\n");
-	fflush(stdout);
+	cs_trace_print_data(ev->aux, size);
 }
 
 /* Open a cs_etm event with its ring and AUX buffers; 0 or -1 */
@@ -514,7 +475,7 @@ static void run_recording(const struct recording *rec, enum topology topo)
 	if (topo == TOPO_ETR) {
 		char sts[32] = "?";
 
-		read_line(CS_DEVICES "/tmc_etr0/mgmt/sts", sts, sizeof(sts));
+		cs_read_line(CS_DEVICES "/tmc_etr0/mgmt/sts", sts, sizeof(sts));
 		ktap_diag("%s: tmc_etr0 STS after the recording: %s", rec->name,
 			  sts);
 	}

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * etr-share: who may share the one TMC-ETR of QEMU's -M virt,coresight=etr
+ * (an ETMv4 per CPU, a funnel, the ETR), through the perf ABI. Run by
+ * ci/etr-share.sh, which decodes the AUX buffers printed here on the host
+ * (ci/check-etr-share.py).
+ *
+ *  - One session (this process opens every event), two threads pinned to
+ *    CPUs 1 and 2, each traced by a per-thread cs_etm event with an AUX
+ *    buffer of its own, both running: the second event to start finds the
+ *    ETR busy (PERF_RECORD_AUX with PERF_AUX_FLAG_COLLISION), and neither
+ *    buffer gets the trace of the other thread. This is run twice, with
+ *    the thread of the event that claimed the ETR stopping last and
+ *    first: with the owner PID rule of the base tree the two events share
+ *    the ETR, so the first gives one buffer the trace of both threads, the
+ *    second trips WARN_ON(drvdata->perf_buf != etr_buf).
+ *  - Two sessions (two processes, each tracing itself) pinned to CPUs 1
+ *    and 2: first both run, and the one that starts second finds the ETR
+ *    busy; then they take turns, and each gets its own trace. On the base
+ *    tree the busy ETR ends the second session for good (TRUNCATED).
+ *  - AUX sampling from a leader on the ETR: the sampler opens, its samples
+ *    are all zeros, and the kernel says why, once.
+ *
+ * The stop order is made certain by waiting until a thread sleeps (its
+ * state in /proc), not by timing.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "aux-session.h"
+#include "cs-trace-dump.h"
+#include "kmsg-util.h"
+#include "ktap.h"
+#include "perf-util.h"
+
+#define DATA_PAGES	16		/* ring buffer pages, a power of 2 */
+#define AUX_PAGES	64		/* 256KiB, more than a burst of trace */
+#define BURST		20000		/* loop iterations: about 25KiB of trace */
+#define ROUNDS		2		/* turns of each session */
+#define MAX_IDS		16
+#define NR_SAMPLES	20
+#define SAMPLE_SIZE	4096
+#define ONCE_MSG	"AUX sampling needs a per-CPU sink"
+
+/* A per-thread cs_etm event into tmc_etr0, with what its records said */
+struct trace_event {
+	int fd;
+	struct perf_event_mmap_page *pc;
+	unsigned char *aux;
+	int nr_aux, collisions, truncated, nr_ids;
+	int id[MAX_IDS], id_cpu[MAX_IDS];
+	uint64_t size;		/* bytes of trace in the AUX buffer */
+};
+
+static long page_size;
+static unsigned int etr_sink_id;
+static volatile unsigned long sink;
+
+static void spin(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		sink += i;
+}
+
+static int trace_event_open(struct trace_event *ev, pid_t tid)
+{
+	struct perf_event_attr attr;
+	int bit = cs_etm_format_bit("contextid");
+
+	memset(ev, 0, sizeof(*ev));
+	cs_etm_attr(&attr, pmu_type("cs_etm"));
+	if (bit >= 0)
+		attr.config |= 1ULL << bit;
+	attr.config2 = etr_sink_id;
+	/* User space only: this program, which the host decodes with its text */
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.sample_id_all = 1;
+	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU;
+	ev->fd = perf_event_open(&attr, tid, -1, -1, 0);
+	if (ev->fd < 0) {
+		ktap_diag("perf_event_open for TID %d: %s", tid, strerror(errno));
+		return -1;
+	}
+	ev->pc = mmap(NULL, (DATA_PAGES + 1) * page_size, PROT_READ | PROT_WRITE,
+		      MAP_SHARED, ev->fd, 0);
+	if (ev->pc == MAP_FAILED) {
+		ktap_diag("mmap: %s", strerror(errno));
+		ev->pc = NULL;
+		return -1;
+	}
+	ev->pc->aux_offset = (DATA_PAGES + 1) * page_size;
+	ev->pc->aux_size = AUX_PAGES * page_size;
+	ev->aux = mmap(NULL, AUX_PAGES * page_size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, ev->fd, ev->pc->aux_offset);
+	if (ev->aux == MAP_FAILED) {
+		ktap_diag("mmap of the AUX buffer: %s", strerror(errno));
+		ev->aux = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void trace_event_close(struct trace_event *ev)
+{
+	if (ev->aux)
+		munmap(ev->aux, AUX_PAGES * page_size);
+	if (ev->pc)
+		munmap(ev->pc, (DATA_PAGES + 1) * page_size);
+	if (ev->fd > 0)
+		close(ev->fd);
+	ev->aux = NULL;
+	ev->pc = NULL;
+	ev->fd = -1;
+}
+
+/*
+ * After the event is disabled: the PERF_RECORD_AUX flags and the trace
+ * IDs (PERF_RECORD_AUX_OUTPUT_HW_ID, with the CPU in its sample_id) of
+ * the data ring, which does not wrap, and the size of the trace
+ */
+static void trace_event_read(struct trace_event *ev)
+{
+	uint64_t head = __atomic_load_n(&ev->pc->data_head, __ATOMIC_ACQUIRE);
+	unsigned char *data = (unsigned char *)ev->pc + ev->pc->data_offset;
+
+	for (uint64_t off = 0; off < head && off < ev->pc->data_size;) {
+		struct perf_event_header *h = (void *)(data + off);
+		uint64_t *p = (uint64_t *)(h + 1);
+
+		if (!h->size)
+			break;
+		if (h->type == PERF_RECORD_AUX) {
+			ev->nr_aux++;
+			ev->collisions += !!(p[2] & PERF_AUX_FLAG_COLLISION);
+			ev->truncated += !!(p[2] & PERF_AUX_FLAG_TRUNCATED);
+		} else if (h->type == PERF_RECORD_AUX_OUTPUT_HW_ID &&
+			   ev->nr_ids < MAX_IDS) {
+			ev->id[ev->nr_ids] = p[0] & 0xff;
+			ev->id_cpu[ev->nr_ids++] = ((uint32_t *)(p + 1))[2];
+		}
+		off += h->size;
+	}
+	ev->size = __atomic_load_n(&ev->pc->aux_head, __ATOMIC_ACQUIRE);
+	if (ev->size > (uint64_t)AUX_PAGES * page_size)
+		ev->size = AUX_PAGES * page_size;
+	ktap_diag("  %d AUX records, %d with COLLISION, %d TRUNCATED, %llu bytes of trace, "
+		  "trace IDs of %d CPUs", ev->nr_aux, ev->collisions, ev->truncated,
+		  (unsigned long long)ev->size, ev->nr_ids);
+}
+
+/* Print the AUX buffer of @ev, which traced @tid, for check-trace.py */
+static void trace_event_dump(const struct trace_event *ev, const char *name, pid_t tid)
+{
+	char source[16];
+
+	if (!ev->size)
+		return;
+	printf("CSTRACE-BEGIN name=%s format=etr pid=%d cpu=-1 user=1 size=%llu "
+	       "truncated=%d children= traceids=", name, tid,
+	       (unsigned long long)ev->size, ev->truncated);
+	for (int i = 0; i < ev->nr_ids; i++)
+		printf("0x%x:%d,", ev->id[i], ev->id_cpu[i]);
+	/* perf programs every trace unit alike: the config of one will do */
+	snprintf(source, sizeof(source), "etm%d", ev->nr_ids ? ev->id_cpu[0] : 1);
+	cs_trace_print_config(source);
+	cs_trace_print_data(ev->aux, ev->size);
+}
+
+/* The state of task @tid of process @pid (R, S, Z, ...), 0 if it is gone */
+static char task_state(pid_t pid, pid_t tid)
+{
+	char path[64], buf[256], *state;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	if (cs_read_line(path, buf, sizeof(buf)))
+		return 0;
+	state = strrchr(buf, ')');
+	return state && state[1] == ' ' ? state[2] : 0;
+}
+
+static int task_alive(pid_t pid, pid_t tid)
+{
+	char state = task_state(pid, tid);
+
+	return state && state != 'Z' && state != 'X';
+}
+
+/* Wait until task @tid sleeps, so that its events are stopped, or ends */
+static void wait_sleeping(pid_t pid, pid_t tid)
+{
+	while (task_alive(pid, tid) && task_state(pid, tid) != 'S')
+		usleep(1000);
+}
+
+/* ---- one session, two threads ---- */
+
+struct worker {
+	int cpu;
+	pid_t tid;
+	int wake[2];			/* a pipe: a byte ends the sleep */
+	volatile int ready, go, done, stop;
+	pthread_t thread;
+};
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	char c;
+
+	w->tid = gettid();
+	pin_to_cpu(w->cpu);
+	w->ready = 1;
+	/*
+	 * Wait in sched_yield(), which leaves the CPU only to another task
+	 * (there is none): the event stays on, and the wait makes little
+	 * user space trace however long it is
+	 */
+	while (!w->go)
+		sched_yield();
+	spin(BURST);
+	w->done = 1;
+	while (!w->stop)
+		sched_yield();
+	if (read(w->wake[0], &c, 1) < 0)	/* sleep: the event stops */
+		return NULL;
+	return NULL;
+}
+
+/*
+ * @owner_last: the thread of the event that claimed the ETR (the first
+ * enabled) stops last, else first
+ */
+static void two_threads(int owner_last)
+{
+	const char *round = owner_last ? "threads-owner-last" : "threads-owner-first";
+	struct worker w[2] = { { .cpu = 1 }, { .cpu = 2 } };
+	struct trace_event ev[2] = { { .fd = -1 }, { .fd = -1 } };
+	int kmsg = kmsg_open(), ok = 1, collisions = 0, truncated = 0, splats;
+	char name[160];
+
+	ktap_diag("%s: one session, threads on CPUs 1 and 2, event 0 enabled first, "
+		  "its thread stops %s", round, owner_last ? "last" : "first");
+	for (int i = 0; i < 2; i++) {
+		if (pipe(w[i].wake) ||
+		    pthread_create(&w[i].thread, NULL, worker_fn, &w[i]))
+			ok = 0;
+		while (ok && !w[i].ready)
+			usleep(1000);
+	}
+	/* Both threads run when their events start */
+	for (int i = 0; ok && i < 2; i++)
+		ok = !trace_event_open(&ev[i], w[i].tid);
+	for (int i = 0; ok && i < 2; i++)
+		ioctl(ev[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; i < 2; i++)
+		w[i].go = 1;
+	for (int i = 0; i < 2; i++)
+		while (!w[i].done)
+			usleep(1000);
+	for (int n = 0; n < 2; n++) {
+		int i = owner_last ? 1 - n : n;
+
+		w[i].stop = 1;
+		wait_sleeping(getpid(), w[i].tid);
+	}
+	for (int i = 0; ok && i < 2; i++)
+		ioctl(ev[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	for (int i = 0; ok && i < 2; i++) {
+		ktap_diag("%s: event %d, thread %d on CPU %d:", round, i, w[i].tid, w[i].cpu);
+		trace_event_read(&ev[i]);
+		collisions += ev[i].collisions;
+		truncated += ev[i].truncated;
+		snprintf(name, sizeof(name), "%s-t%d", round, i);
+		trace_event_dump(&ev[i], name, w[i].tid);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (write(w[i].wake[1], "x", 1) != 1)
+			ok = 0;
+		pthread_join(w[i].thread, NULL);
+		trace_event_close(&ev[i]);
+		close(w[i].wake[0]);
+		close(w[i].wake[1]);
+	}
+	splats = kmsg_splats(kmsg, 10);
+	close(kmsg);
+
+	/*
+	 * For ci/check-etr-share.py, which decides with the trace whether
+	 * the round went right: a sink shared by the two events would mix
+	 * their trace, or lose it (TRUNCATED) with a WARN or an error
+	 */
+	printf("ETRSHARE-ROUND name=%s splats=%d truncated=%d\n", round, splats, truncated);
+	snprintf(name, sizeof(name), "%s: the second event finds the ETR busy: "
+		 "PERF_RECORD_AUX with COLLISION", round);
+	ktap_result(ok && collisions >= 1, name);
+}
+
+/* ---- two sessions ---- */
+
+/* What a session's process hands back, in memory shared with the parent */
+struct session {
+	int cpu;
+	pid_t pid;
+	int go[2];			/* the parent writes a byte per turn */
+	volatile int bursts;		/* bursts begun */
+	volatile int release;		/* ends the wait after a 'b' burst */
+	struct trace_event ev;		/* copied out, pointers invalid */
+	unsigned char aux[AUX_PAGES * 4096];
+};
+
+/*
+ * Whether the records since *@seen have a PERF_RECORD_AUX with
+ * COLLISION: the event found the ETR busy when its task last came in.
+ */
+static int new_collision(struct trace_event *ev, uint64_t *seen)
+{
+	uint64_t head = __atomic_load_n(&ev->pc->data_head, __ATOMIC_ACQUIRE);
+	unsigned char *data = (unsigned char *)ev->pc + ev->pc->data_offset;
+	int found = 0;
+
+	for (uint64_t off = *seen; off < head && off < ev->pc->data_size;) {
+		struct perf_event_header *h = (void *)(data + off);
+
+		if (!h->size)
+			break;
+		if (h->type == PERF_RECORD_AUX &&
+		    (((uint64_t *)(h + 1))[2] & PERF_AUX_FLAG_COLLISION))
+			found = 1;
+		off += h->size;
+	}
+	*seen = head;
+	return found;
+}
+
+static void session_child(struct session *s)
+{
+	struct trace_event ev;
+	uint64_t seen = 0;
+	char c;
+
+	pin_to_cpu(s->cpu);
+	if (trace_event_open(&ev, 0))
+		_exit(1);
+	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
+	/*
+	 * One burst per byte: 'b' while the other session runs too (then
+	 * wait on the CPU for the parent), 't' for a turn of its own
+	 */
+	while (read(s->go[0], &c, 1) == 1 && c != 'q') {
+		/*
+		 * A turn: the other task sleeps, but may not have left its CPU
+		 * yet, and so the ETR, when this one came in. A sleep brings
+		 * this one in again, which retries the ETR.
+		 */
+		for (int i = 0; c == 't' && new_collision(&ev, &seen) && i < 1000; i++)
+			usleep(1000);
+		s->bursts++;
+		spin(BURST);
+		while (c == 'b' && !s->release)
+			sched_yield();	/* little trace: see worker_fn() */
+		new_collision(&ev, &seen);
+	}
+	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
+	ktap_diag("session of PID %d on CPU %d:", getpid(), s->cpu);
+	trace_event_read(&ev);
+	memcpy(s->aux, ev.aux, ev.size);
+	s->ev = ev;
+	trace_event_close(&ev);
+	_exit(0);
+}
+
+static void two_sessions(int *splats)
+{
+	struct session *s;
+	int kmsg = kmsg_open(), ok = 1, status;
+	char name[160];
+	pid_t pid;
+
+	s = mmap(NULL, 2 * sizeof(*s), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (s == MAP_FAILED || AUX_PAGES * page_size > (long)sizeof(s->aux)) {
+		ktap_result(0, "two sessions: set up");
+		return;
+	}
+	memset(s, 0, 2 * sizeof(*s));
+	ktap_diag("sessions: two processes on CPUs 1 and 2, each tracing itself");
+	for (int i = 0; i < 2; i++) {
+		s[i].cpu = i + 1;
+		if (pipe(s[i].go))
+			ok = 0;
+		/* Not fork() into s[i].pid: the child would write its 0 there */
+		pid = fork();
+		if (pid == 0)
+			session_child(&s[i]);
+		s[i].pid = pid;
+	}
+	/* Both run: session 1 starts while session 0 holds the ETR */
+	for (int i = 0; i < 2; i++)
+		wait_sleeping(s[i].pid, s[i].pid);
+	for (int i = 0; i < 2; i++) {
+		if (write(s[i].go[1], "b", 1) != 1)
+			ok = 0;
+		while (!s[i].bursts && task_alive(s[i].pid, s[i].pid))
+			usleep(1000);
+	}
+	s[0].release = s[1].release = 1;
+	/* Then turns: each runs while the other sleeps */
+	for (int r = 0; r < 2 * ROUNDS; r++) {
+		int i = r % 2;
+
+		wait_sleeping(s[0].pid, s[0].pid);
+		wait_sleeping(s[1].pid, s[1].pid);
+		if (write(s[i].go[1], "t", 1) != 1)
+			ok = 0;
+	}
+	for (int i = 0; i < 2; i++) {
+		wait_sleeping(s[i].pid, s[i].pid);
+		if (write(s[i].go[1], "q", 1) != 1)
+			ok = 0;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (waitpid(s[i].pid, &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			ok = 0;
+	}
+	for (int i = 0; i < 2; i++) {
+		s[i].ev.aux = s[i].aux;
+		snprintf(name, sizeof(name), "sessions-p%d", i);
+		trace_event_dump(&s[i].ev, name, s[i].pid);
+	}
+	*splats = kmsg_splats(kmsg, 10);
+	close(kmsg);
+
+	ktap_result(ok && s[1].ev.collisions >= 1,
+		    "two sessions: the second to start while both run finds the ETR busy: "
+		    "PERF_RECORD_AUX with COLLISION");
+	ktap_result(ok && s[0].ev.size && s[1].ev.size && !s[0].ev.truncated &&
+		    !s[1].ev.truncated,
+		    "two sessions taking turns: both get trace, neither is truncated");
+	munmap(s, 2 * sizeof(*s));
+}
+
+/* ---- AUX sampling from a shared sink ---- */
+
+struct sample_count {
+	int samples, bad_size, nonzero;
+};
+
+static void count_sample(const struct perf_event_header *h, const uint8_t *rec, void *arg)
+{
+	const struct aux_sample_rec *r = (const void *)rec;
+	struct sample_count *c = arg;
+
+	if (h->type != PERF_RECORD_SAMPLE)
+		return;
+	c->samples++;
+	if (r->size != SAMPLE_SIZE)
+		c->bad_size++;
+	for (uint64_t i = 0; i < r->size && i < SAMPLE_SIZE; i++)
+		if (r->data[i]) {
+			c->nonzero++;
+			break;
+		}
+}
+
+/* How many lines of the kernel log, from its start, contain @msg */
+static int kmsg_count(const char *msg)
+{
+	char rec[8192];
+	int fd, nr = 0;
+	ssize_t n;
+
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	while (fd >= 0) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		nr += strstr(rec, msg) != NULL;
+	}
+	if (fd >= 0)
+		close(fd);
+	return nr;
+}
+
+static void aux_sampling(void)
+{
+	struct perf_event_attr leader, sampler;
+	struct sample_count c = { 0 };
+	struct aux_session s;
+	char name[160];
+	int opened, msgs;
+
+	cs_etm_leader_attr(&leader, pmu_type("cs_etm"));
+	leader.config2 = etr_sink_id;
+	aux_sampler_attr(&sampler, SAMPLE_SIZE);
+	pin_to_cpu(1);
+	opened = !aux_session_open(&s, &leader, &sampler, 1, 16);
+	ktap_result(opened, "a PERF_SAMPLE_AUX sampler opens under a cs_etm leader on tmc_etr0 "
+		    "with an overwrite mode AUX buffer");
+	if (opened) {
+		aux_session_enable(&s);
+		for (int i = 0; i < 1000 && c.samples < NR_SAMPLES; i++) {
+			spin_ms(10);
+			aux_session_read(&s, count_sample, &c);
+		}
+		aux_session_disable(&s);
+		aux_session_read(&s, count_sample, &c);
+		aux_session_close(&s);
+	}
+	ktap_diag("%d samples, %d not of %d bytes, %d with a byte that is not zero",
+		  c.samples, c.bad_size, SAMPLE_SIZE, c.nonzero);
+	snprintf(name, sizeof(name), "AUX samples from the shared ETR: %d or more, %d bytes, all zeros",
+		 NR_SAMPLES, SAMPLE_SIZE);
+	ktap_result(c.samples >= NR_SAMPLES && !c.bad_size && !c.nonzero, name);
+	msgs = kmsg_count(ONCE_MSG);
+	ktap_diag("\"%s\" in the kernel log: %d times", ONCE_MSG, msgs);
+	ktap_result(msgs == 1, "the kernel log says once why the samples hold no trace");
+}
+
+int main(void)
+{
+	int nr_cpus, splats = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	page_size = sysconf(_SC_PAGESIZE);
+	nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	etr_sink_id = cs_etm_sink_id("tmc_etr0");
+	ktap_plan("etr-share", 9);
+	if (!ktap_result(nr_cpus >= 3 && etr_sink_id && pmu_type("cs_etm") >= 0 &&
+			 !access(CS_DEVICES "/etm1", F_OK),
+			 "devices: cs_etm with the sink tmc_etr0, an ETM per CPU, 3 or more CPUs")) {
+		ktap_diag("needs -M virt,coresight=etr and -smp 3 or more");
+		return 1;
+	}
+	pin_to_cpu(0);
+	two_threads(1);
+	two_threads(0);
+	pin_to_cpu(0);
+	two_sessions(&splats);
+	ktap_result(!splats, "two sessions on one ETR: no WARN or other splat");
+	aux_sampling();
+	return 0;
+}
