@@ -544,6 +544,23 @@ static int decode_formatted(int argc, char **argv)
 }
 
 /*
+ * The ETE of the QEMU model, as the driver programs it: its ID registers
+ * (TRCIDR0/1/2, TRCDEVARCH), TRCCONFIGR with context IDs and timestamps,
+ * and the trace ID the TRBE path uses.
+ */
+static const ocsd_ete_cfg model_ete_cfg = {
+	.reg_idr0 = 0x28000c01,
+	.reg_idr1 = 0x0000fff0,
+	.reg_idr2 = 0x00000088,
+	.reg_idr8 = 0,
+	.reg_devarch = 0x47705a13,
+	.reg_configr = 0x00000841,
+	.reg_traceidr = 0x10,
+	.arch_ver = ARCH_AA64,
+	.core_prof = profile_CortexA,
+};
+
+/*
  * AUX sample mode: check one PERF_SAMPLE_AUX payload taken from a per-CPU
  * sink (TRBE) by the sampling thread TID. A sample is zero padding, then
  * the latest trace, which starts anywhere in the stream: decode it from
@@ -640,16 +657,7 @@ static unsigned long aux_sample_zero_runs(const unsigned char *d, long len, long
 
 static int aux_sample_decode(struct aux_sample_check *c, const unsigned char *d, long len)
 {
-	ocsd_ete_cfg cfg = {
-		.reg_idr0 = 0x28000c01,
-		.reg_idr1 = 0x0000fff0,
-		.reg_idr2 = 0x00000088,
-		.reg_devarch = 0x47705a13,
-		.reg_configr = 0x00000841,
-		.reg_traceidr = 0x10,
-		.arch_ver = ARCH_AA64,
-		.core_prof = profile_CortexA,
-	};
+	ocsd_ete_cfg cfg = model_ete_cfg;
 	dcd_tree_handle_t t;
 	unsigned char csid;
 	uint32_t used;
@@ -726,17 +734,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "-f"))
 		return decode_formatted(argc - 2, argv + 2);
 
-	ocsd_ete_cfg cfg = {
-		.reg_idr0 = 0x28000c01,
-		.reg_idr1 = 0x0000fff0,
-		.reg_idr2 = 0x00000088,
-		.reg_idr8 = 0,
-		.reg_devarch = 0x47705a13,
-		.reg_configr = 0x00000841,
-		.reg_traceidr = 0x10,
-		.arch_ver = ARCH_AA64,
-		.core_prof = profile_CortexA,
-	};
+	ocsd_ete_cfg cfg = model_ete_cfg;
 	const char *file = NULL;
 	int nnum = 0, full = 0;
 	uint32_t nums[7];
