@@ -35,6 +35,18 @@ expect_failures() {
 	log "$name: $(echo "$got" | wc -l) tests fail, as expected"
 }
 
+# Build the series with ci/negative/$1 applied, as Image-$2; the tree is
+# clean again afterwards, also when the build fails
+build_negative() {
+	local rc=0
+
+	git -C "$KSRC" checkout -q series
+	git -C "$KSRC" apply "$CI_DIR/negative/$1"
+	bash "$CI_DIR/build-kernel.sh" HEAD "$2" || rc=$?
+	git -C "$KSRC" checkout -q -- .
+	return $rc
+}
+
 # Base kernel: built by test.sh before the series. aux-pause-orphan makes
 # it WARN in perf_event_aux_pause(), which the series fixes: let that one
 # WARN pass the boot, the test fails below.
@@ -107,11 +119,7 @@ one session, two threads, the ETR's claimer stops first: each AUX buffer holds i
 EOT
 
 # The series with the owner PID rule of the base tree
-git -C "$KSRC" checkout -q series
-git -C "$KSRC" apply "$CI_DIR/negative/owner-pid-sink-rule.patch"
-bash "$CI_DIR/build-kernel.sh" HEAD owner-pid-rule ||
-	{ git -C "$KSRC" checkout -q -- .; exit 1; }
-git -C "$KSRC" checkout -q -- .
+build_negative owner-pid-sink-rule.patch owner-pid-rule
 bash "$CI_DIR/boot.sh" owner-pid-rule
 expect_failures owner-pid-rule "$LOGS/boot-owner-pid-rule.log" <<EOT
 coresight_perf_sink_sharing.test_perf_sink_use.per-thread, one owner, two targets
@@ -137,11 +145,7 @@ EOT
 # when the AUX buffer is set up (ci/negative/setup-aux-sink-rule.patch),
 # which takes away two sessions that take turns on the ETR: the AUX
 # buffer of the second cannot be mapped
-git -C "$KSRC" checkout -q series
-git -C "$KSRC" apply "$CI_DIR/negative/setup-aux-sink-rule.patch"
-bash "$CI_DIR/build-kernel.sh" HEAD setup-aux-rule ||
-	{ git -C "$KSRC" checkout -q -- .; exit 1; }
-git -C "$KSRC" checkout -q -- .
+build_negative setup-aux-sink-rule.patch setup-aux-rule
 bash "$CI_DIR/etr-share.sh" setup-aux-rule || true
 expect_failures "setup-aux-rule, ETR" "$LOGS/boot-etr-share-setup-aux-rule.log" \
 	"$LOGS/etr-share-check-setup-aux-rule.log" <<EOT
