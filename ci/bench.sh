@@ -25,7 +25,7 @@ bash "$CI_DIR/build-qemu.sh" "$WORK/qemu"
 bash "$CI_DIR/make-initramfs.sh" "$TOP/tools/bench" bench
 start=$SECONDS
 # One vCPU: one TCG thread, nothing else of the guest runs beside it
-SMP=1 INITRAMFS=bench bash "$CI_DIR/boot.sh" "$image" "bench-$image"
+KUNIT=0 SMP=1 INITRAMFS=bench bash "$CI_DIR/boot.sh" "$image" "bench-$image"
 log "boot and benchmark took $((SECONDS - start))s"
 out=$LOGS/boot-bench-$image.log
 summary=$(grep '^aux-sample-bench: summary:' "$out") ||

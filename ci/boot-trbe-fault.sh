@@ -10,5 +10,5 @@ set -euo pipefail
 
 name=$1
 bash "$CI_DIR/make-initramfs.sh" "$TOP/tools/tests/trbe-fault" initramfs-trbe-fault
-TRBE_FAULT_AT_DISABLE=4 INITRAMFS=initramfs-trbe-fault \
+KUNIT=${KUNIT:-0} TRBE_FAULT_AT_DISABLE=4 INITRAMFS=initramfs-trbe-fault \
 	bash "$CI_DIR/boot.sh" "$name" "trbe-fault-$name"

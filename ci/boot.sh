@@ -12,6 +12,8 @@
 # the TRBE of a CPU reports a fault at every Nth disable of its trace unit.
 # KERNEL_ARGS adds to the kernel command line, for example cs_etm_fuzz=90
 # to run the fuzzer after the boot tests (see tools/initramfs/init.c).
+# KUNIT=0 keeps the built-in KUnit suites from running (kunit.enable=0):
+# they run in one boot of a kernel, so that each is counted once.
 # ALLOW_WARNING, a regex, lets a WARN whose WARNING line matches it pass,
 # for a kernel without a fix (see ci/check-boot-log.py).
 set -euo pipefail
@@ -27,6 +29,8 @@ CORESIGHT=${CORESIGHT:-on}
 [ -f "$image" ] || die "no $image"
 [ -x "$QEMU" ] || die "no $QEMU: run ci/build-qemu.sh \$WORK/qemu first"
 cpu=max
+args="console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1"
+[ "${KUNIT:-1}" = 1 ] || args+=" kunit.enable=0"
 [ -z "${TRBE_FAULT_AT_DISABLE:-}" ] || cpu+=",x-trbe-fault-at-disable=$TRBE_FAULT_AT_DISABLE"
 
 log "booting $name with $QEMU -cpu $cpu, coresight=$CORESIGHT (timeout ${BOOT_TIMEOUT}s)${KERNEL_ARGS:+, $KERNEL_ARGS}"
@@ -35,7 +39,7 @@ timeout --foreground "$BOOT_TIMEOUT" "$QEMU" \
 	-M virt,gic-version=3,coresight="$CORESIGHT" -cpu "$cpu" -smp "${SMP:-4}" -m 1G \
 	-nographic -nic none -no-reboot \
 	-kernel "$image" -initrd "$WORK/${INITRAMFS:-initramfs}.cpio.gz" \
-	-append "console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1 ${KERNEL_ARGS:-}" \
+	-append "$args ${KERNEL_ARGS:-}" \
 	< /dev/null > "$log_file" 2>&1 || rc=$?
 [ $rc -ne 124 ] || die "boot of $name hung: no power off after ${BOOT_TIMEOUT}s, see $log_file"
 [ $rc -eq 0 ] || die "QEMU exited with $rc, see $log_file"

@@ -19,7 +19,7 @@ gcc -O2 -Wall -Wno-unused-function -o "$WORK/etedec" \
 	die "cannot build the decoder"
 bash "$CI_DIR/make-initramfs.sh" "$TOP/tools/etr-share" etr-share-initramfs
 # The boot takes about 15 s: a hang need not wait for boot.sh's 600 s
-CORESIGHT=etr INITRAMFS=etr-share-initramfs BOOT_TIMEOUT=${BOOT_TIMEOUT:-180} \
+KUNIT=${KUNIT:-0} CORESIGHT=etr INITRAMFS=etr-share-initramfs BOOT_TIMEOUT=${BOOT_TIMEOUT:-180} \
 	bash "$CI_DIR/boot.sh" "$kernel" "etr-share-$kernel"
 rc=0
 python3 "$CI_DIR/check-etr-share.py" "$WORK/etedec" "$boot_log" \

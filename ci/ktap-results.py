@@ -1,64 +1,301 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Count the KTAP results in boot logs: KUnit, then the boot tests.
+"""Read the KTAP results of boot logs and of host checks, strictly.
 
-Only leaf results count: a result line that closes nested results (a
-suite, or a parameterised test) is not a test of its own. Prints one line
-per failed test and, last, "N passed, N failed, N skipped".
-Usage: ktap-results.py [--summary FILE] LOG...
+Usage: ktap-results.py [--allow-skip REASON]... [--require-kunit]
+                       [--summary FILE] [--group NAME] LOG...
+
+A LOG is a boot log (it has the "# boot tests:" lines of
+tools/initramfs/init.c) or a file of KTAP that a host check printed.
+
+Of a boot log it reads the KUnit KTAP that the kernel printed before init
+and, one after the other, the KTAP of every program init ran, each closed
+by init's line with the program's exit status. Every KTAP document, and
+every subtest in it, must have a plan, and as many results as its plan
+says. It is a failure when:
+  - a plan is missing or does not match the results (a crash, an early
+    exit, a hang cut short);
+  - a program printed no KTAP, exited non-zero without a failed test,
+    was killed by a signal, could not run or did not finish;
+  - init could not list its programs, found none, ran a different number
+    than it listed, or did not reach its end;
+  - --require-kunit is given and the kernel printed no KUnit results;
+  - a test is skipped for a reason not given with --allow-skip (a skip is
+    for a machine that lacks something by design; the test says which);
+  - one test name is read twice (each test counts once).
+Only leaf results count: a result that closes a subtest is not a test of
+its own, unless it says "not ok" while none of its subtests failed.
+
+Prints "FAILED: NAME" for every failure and, last, "N passed, N failed,
+N skipped"; exits 1 on a failure. --group NAME prints the counts on one
+line headed NAME instead, for ci/summary.py to add up.
 """
 import re
 import sys
 
-RESULT = re.compile(r"^(\s*)(not ok|ok) (\d+) ?(?:- )?([^#]*?)\s*(?:#\s*(SKIP|TODO).*)?$")
-SUBTEST = re.compile(r"^\s*# Subtest: (.*)$")
 TIME = re.compile(r"^\[\s*\d+\.\d+\] ?")
+VERSION = re.compile(r"^(KTAP|TAP) version \d+$")
+PLAN = re.compile(r"^1\.\.(\d+)$")
+RESULT = re.compile(r"^(not ok|ok) (\d+)(?: -)? ?([^#]*?)\s*(?:#\s*(SKIP|TODO)\b\s*(.*))?$")
+SUBTEST = re.compile(r"^# Subtest: (.*)$")
+# tools/initramfs/init.c
+INIT_START = "# boot tests: start"
+INIT_COUNT = re.compile(r"^# boot tests: (\d+) programs$")
+INIT_CANNOT = "# boot tests: cannot list"
+INIT_DONE = "# boot tests: done"
+PROG_START = re.compile(r"^# boot test: (\S+)$")
+PROG_END = re.compile(r"^# boot test: (\S+) (exit (\d+)|killed by signal (\d+)|could not run)$")
 
 
-def parse(path):
-    """Yield (name, status) for every leaf result in the log."""
-    last_indent = -1
-    subtests = {}       # indent -> name of the subtest whose results it has
-    with open(path, errors="replace") as f:
-        for raw in f:
-            line = TIME.sub("", raw.rstrip("\r\n"))
-            indent = len(line) - len(line.lstrip())
-            m = SUBTEST.match(line)
-            if m:
-                subtests = {i: n for i, n in subtests.items() if i < indent}
-                subtests[indent] = m.group(1)
-                continue
-            m = RESULT.match(line)
-            if not m:
-                continue
-            if indent < last_indent:
-                last_indent = indent  # closes a suite or parameterised test
-                continue
-            last_indent = indent
-            if m.group(5) == "SKIP":
-                status = "skipped"
+class Results:
+    def __init__(self, allow_skip):
+        self.allow_skip = allow_skip
+        self.counts = {"passed": 0, "failed": 0, "skipped": 0}
+        self.seen = set()
+        self.failures = []
+
+    def add(self, name, status, why=""):
+        if name in self.seen:
+            status, why = "failed", "counted twice"
+        self.seen.add(name)
+        if status == "skipped" and why not in self.allow_skip:
+            status, why = "failed", f"skipped ({why}), but this boot must run it"
+        self.counts[status] += 1
+        if status == "failed":
+            self.failures.append(f"{name}{': ' + why if why and why != 'failed' else ''}")
+
+    def fail(self, what, why):
+        """A failure of the run itself rather than of a test"""
+        self.counts["failed"] += 1
+        self.failures.append(f"{what}: {why}")
+
+
+def split_indent(line):
+    """(indent, text) of a KTAP line; KUnit nests by 4 spaces (or a tab)"""
+    text = line.lstrip(" \t")
+    ws = line[:len(line) - len(text)].replace("\t", "    ")
+    return len(ws), text
+
+
+def parse_doc(lines, pos, indent, prefix, results, label=None):
+    """Parse the KTAP document or subtest at @indent from lines[pos].
+
+    Returns (position after it, whether a result in it failed, how many
+    leaf results it had). Lines that are not KTAP at this indent (kernel
+    messages, diagnostics) are skipped.
+    """
+    plan = None
+    count = 0           # results at this level
+    leaves = 0
+    failed = False
+    pending = None      # (failed, leaves) of the subtest before its closing result
+    name = prefix
+    while pos < len(lines):
+        ind, text = split_indent(lines[pos])
+        if ind > indent and (VERSION.match(text) or SUBTEST.match(text)):
+            pos, sub_failed, sub_leaves = parse_doc(lines, pos, ind, name, results, label)
+            pending = (sub_failed, sub_leaves)
+            continue
+        if ind < indent and (RESULT.match(text) or VERSION.match(text)):
+            break       # the result that closes this subtest, or a new document
+        if ind != indent:
+            pos += 1
+            continue
+        if VERSION.match(text):
+            if plan is not None or count:
+                break   # the next document
+            pos += 1
+            continue
+        m = SUBTEST.match(text)
+        if m and plan is None and not count:
+            name = f"{prefix}.{m.group(1)}" if prefix else m.group(1)
+            pos += 1
+            continue
+        m = PLAN.match(text)
+        if m and plan is None and not count:
+            plan = int(m.group(1))
+            pos += 1
+            continue
+        m = RESULT.match(text)
+        if not m:
+            pos += 1
+            continue
+        pos += 1
+        count += 1
+        ok, test, directive, why = m.group(1) == "ok", m.group(3), m.group(4), m.group(5)
+        full = f"{name}.{test}" if name else test
+        if pending and pending[1]:
+            # closes a subtest whose own results have been counted
+            if not ok and not pending[0]:
+                results.fail(full, "not ok, but none of its subtests failed")
+            failed |= not ok
+            leaves += pending[1]
+        else:
+            if directive == "SKIP":
+                results.add(full, "skipped", why.strip())
             else:
-                status = "passed" if m.group(2) == "ok" else "failed"
-            path_names = [n for i, n in sorted(subtests.items()) if i <= indent]
-            yield ".".join(path_names + [m.group(4)]), status
+                results.add(full, "passed" if ok else "failed", "failed")
+            failed |= not ok
+            leaves += 1
+        pending = None
+    if pending:
+        leaves += pending[1]    # a subtest cut short, never closed
+    where = f"{label}: {name}" if label and name else label or name or "KTAP"
+    if plan is None and indent == 0:
+        # KUnit prints no plan for the cases of a parameterised test, as
+        # KTAP allows for a subtest; a document must have one
+        results.fail(where, "no plan (1..N)")
+        failed = True
+    elif plan is not None and count != plan:
+        results.fail(where, f"plan 1..{plan}, but {count} results")
+        failed = True
+    return pos, failed, leaves
+
+
+def parse_kunit(lines, results, require):
+    """The KUnit KTAP the kernel printed before init started"""
+    docs = 0
+    pos = 0
+    while pos < len(lines):
+        ind, text = split_indent(lines[pos])
+        if ind == 0 and VERSION.match(text):
+            pos, _, _ = parse_doc(lines, pos, 0, "", results, "KUnit")
+            docs += 1
+        else:
+            pos += 1
+    if require and not docs:
+        results.fail("KUnit", "the kernel printed no KUnit results")
+
+
+def parse_boot(lines, results, require_kunit):
+    start = lines.index(INIT_START)
+    parse_kunit(lines[:start], results, require_kunit)
+    listed = None
+    ran = 0
+    prog = None
+    body = []
+    for line in lines[start + 1:]:
+        if prog is None:
+            m = INIT_COUNT.match(line)
+            if m:
+                listed = int(m.group(1))
+            elif line.startswith(INIT_CANNOT):
+                results.fail("init", line[2:])
+            elif PROG_START.match(line):
+                prog = PROG_START.match(line).group(1)
+                body = []
+            elif line == INIT_DONE:
+                break
+            continue
+        m = PROG_END.match(line)
+        if m and m.group(1) == prog:
+            check_program(prog, body, m, results)
+            ran += 1
+            prog = None
+        else:
+            body.append(line)
+    else:
+        if prog is not None:
+            check_program(prog, body, None, results)
+            ran += 1
+        results.fail("init", "did not reach the end of the boot tests")
+    if listed is None:
+        results.fail("init", "did not say how many programs it found")
+    elif listed == 0:
+        results.fail("init", "found no boot test programs")
+    elif listed != ran and ran:
+        results.fail("init", f"listed {listed} programs, ran {ran}")
+
+
+def check_program(prog, body, end, results):
+    """One program's KTAP, then the exit status init saw"""
+    name = prog.rsplit("/", 1)[-1]
+    pos = 0
+    docs = 0
+    leaves = 0
+    failed = False
+    while pos < len(body):
+        ind, text = split_indent(body[pos])
+        if ind == 0 and VERSION.match(text):
+            pos, doc_failed, doc_leaves = parse_doc(body, pos, 0, "", results, name)
+            docs += 1
+            leaves += doc_leaves
+            failed |= doc_failed
+        else:
+            pos += 1
+    if not docs:
+        results.fail(name, "printed no KTAP")
+    elif not leaves:
+        results.fail(name, "no results")
+    if end is None:
+        results.fail(name, "did not finish (the boot ended or hung)")
+    elif end.group(4):
+        results.fail(name, f"killed by signal {end.group(4)}")
+    elif end.group(3) is None:
+        results.fail(name, "could not run")
+    elif end.group(3) != "0" and not failed:
+        results.fail(name, f"exit {end.group(3)} without a failed test")
+
+
+def read_log(path, results, require_kunit):
+    with open(path, errors="replace") as f:
+        lines = [TIME.sub("", raw.rstrip("\r\n")) for raw in f]
+    if INIT_START in lines:
+        parse_boot(lines, results, require_kunit)
+        return
+    label = path.rsplit("/", 1)[-1]
+    docs = 0
+    leaves = 0
+    pos = 0
+    while pos < len(lines):
+        ind, text = split_indent(lines[pos])
+        if ind == 0 and VERSION.match(text):
+            pos, _, doc_leaves = parse_doc(lines, pos, 0, "", results, label)
+            docs += 1
+            leaves += doc_leaves
+        else:
+            pos += 1
+    if not docs:
+        results.fail(label, "no KTAP document")
+    elif not leaves:
+        results.fail(label, "no results")
 
 
 def main(argv):
-    summary = None
-    if argv[:1] == ["--summary"]:
-        summary, argv = argv[1], argv[2:]
-    counts = {"passed": 0, "failed": 0, "skipped": 0}
-    for path in argv:
-        for name, status in parse(path):
-            counts[status] += 1
-            if status == "failed":
-                print(f"FAILED: {name}")
-    line = f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped"
+    allow, summary, group, require_kunit, logs = set(), None, None, False, []
+    while argv:
+        arg = argv.pop(0)
+        if arg == "--allow-skip":
+            allow.add(argv.pop(0))
+        elif arg == "--summary":
+            summary = argv.pop(0)
+        elif arg == "--group":
+            group = argv.pop(0)
+        elif arg == "--require-kunit":
+            require_kunit = True
+        elif arg.startswith("--"):
+            print(__doc__)
+            return 2
+        else:
+            logs.append(arg)
+    if not logs:
+        print(__doc__)
+        return 2
+    results = Results(allow)
+    for path in logs:
+        read_log(path, results, require_kunit)
+    for name in results.failures:
+        print(f"FAILED: {name}")
+    c = results.counts
+    if not sum(c.values()):
+        print("FAILED: no tests at all")
+        c["failed"] += 1
+    line = f"{c['passed']} passed, {c['failed']} failed, {c['skipped']} skipped"
     if summary:
         with open(summary, "w") as f:
             f.write(line + "\n")
-    print(line)
-    return 1 if counts["failed"] else 0
+    print(f"{group}: {line}" if group else line)
+    return 1 if c["failed"] else 0
 
 
 if __name__ == "__main__":

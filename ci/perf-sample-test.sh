@@ -69,7 +69,7 @@ mkdir -p "$bin/usr/bin"
 "${CROSS_COMPILE}strip" -o "$bin/usr/bin/perf" "$perf_arm64/perf"
 (cd "$bin" && find . | cpio -o -H newc --quiet | gzip -9) >> "$WORK/$name.cpio.gz"
 
-INITRAMFS=$name bash "$CI_DIR/boot.sh" "$kernel" "$name"
+KUNIT=0 INITRAMFS=$name bash "$CI_DIR/boot.sh" "$kernel" "$name"
 
 # The workload's binary is in the initramfs tree, for the symbols
 data=$WORK/$name-data

@@ -40,6 +40,7 @@ run() { bash "$CI_DIR/$1.sh" "${@:2}"; }
 
 total=$SECONDS
 stage deps run install-deps
+stage reader-tests run test-ktap-results
 stage build-qemu run build-qemu "$WORK/qemu"
 stage fetch-base run fetch-base
 stage apply-series run apply-series
@@ -75,7 +76,7 @@ stage boot-debug env KERNEL_ARGS="cs_etm_fuzz=${FUZZ_SECONDS:-90}${FUZZ_SEED:+ c
 	bash "$CI_DIR/boot.sh" series-debug
 stage aux-samples-debug run check-aux-samples series-debug
 stage trbe-fault-debug run boot-trbe-fault series-debug
-stage debug-results python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series-debug.log" \
+stage debug-results run results debug --require-kunit "$LOGS/boot-series-debug.log" \
 	"$LOGS/aux-samples-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log"
 stage prove-tests-fail run prove-tests-fail
 
@@ -87,9 +88,21 @@ echo "base: $BASE_PACKAGE $BASE_USED_VERSION sha256 $BASE_USED_SHA256 tree $(git
 echo "series: $(git -C "$KSRC" rev-list --count base..series) patches"
 printf '%s\n' "${TIMES[@]}"
 echo "total: $((SECONDS - total))s"
-grep -E '^(not )?ok [0-9]+ fuzz' "$LOGS/boot-series-debug.log" | sed 's/^/debug boot: /' ||
-	echo "debug boot: no fuzz result"
-python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series.log" "$LOGS/aux-samples-series.log" \
-	"$LOGS/boot-trbe-fault-series.log" "$LOGS/boot-trace-on.log" "$LOGS/boot-trace-etr.log" \
-	"$LOGS/boot-etr-share-series.log" "$LOGS/etr-share-check-series.log" \
-	"$LOGS/perf-sample.ktap" "$LOGS/perf-sample-base.ktap"
+
+# Each test once: KUnit from the series boot (the other boots run with
+# kunit.enable=0), the boot tests of each boot, the host checks. The debug
+# boot runs them again on another kernel, and the trace stages test the
+# QEMU model and the upstream drivers, not the series: their own lines,
+# not in the total.
+echo "=== results (per stage; the last line adds up the series' tests)"
+run results boot-series --require-kunit --allow-skip "no CPU hotplug" "$LOGS/boot-series.log" || true
+run results aux-samples "$LOGS/aux-samples-series.log" || true
+run results trbe-fault "$LOGS/boot-trbe-fault-series.log" || true
+run results etr-share "$LOGS/boot-etr-share-series.log" "$LOGS/etr-share-check-series.log" || true
+run results perf-sample "$LOGS/perf-sample.ktap" || true
+run results perf-sample-base "$LOGS/perf-sample-base.ktap" || true
+run results debug --require-kunit "$LOGS/boot-series-debug.log" \
+	"$LOGS/aux-samples-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log" || true
+run results model --allow-skip "no trace path" "$LOGS/boot-trace-on.log" \
+	"$LOGS/boot-trace-etr.log" || true
+run results --total boot-series aux-samples trbe-fault etr-share perf-sample perf-sample-base

@@ -23,7 +23,7 @@ gcc -O2 -Wall -Wno-unused-function -o "$WORK/etedec" \
 	"$TOP/tools/qemu/tests/etedec.c" -lopencsd_c_api -lopencsd ||
 	die "cannot build the decoder"
 bash "$CI_DIR/make-initramfs.sh" "$TOP/tools/trace" trace-initramfs
-CORESIGHT=$topology INITRAMFS=trace-initramfs \
+KUNIT=0 CORESIGHT=$topology INITRAMFS=trace-initramfs \
 	bash "$CI_DIR/boot.sh" series "trace-$topology"
 grep -E '^# coresight devices:' "$log" || true
 python3 "$CI_DIR/ktap-results.py" "$log" || die "cs-trace-record failed, see $log"

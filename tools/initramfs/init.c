@@ -4,6 +4,12 @@
  * in /tests in name order, then power off. KUnit has already run, built
  * in, before init; its KTAP is on the console.
  *
+ * ci/ktap-results.py reads what init prints: how many programs it found,
+ * then for each "# boot test: PATH", the program's own KTAP, and
+ * "# boot test: PATH exit N" (or "killed by signal N"), and at the end
+ * "# boot tests: done". A program that crashes, exits non-zero without a
+ * failed test or prints fewer results than its plan fails there.
+ *
  * With cs_etm_fuzz=SECONDS on the kernel command line (and maybe
  * cs_etm_fuzz_seed=SEED), init also runs the fuzzer /fuzz/cs-etm-fuzz
  * for that long, after the tests: ci/test.sh asks for it in the debug
@@ -22,6 +28,11 @@
 static int by_name(const struct dirent **a, const struct dirent **b)
 {
 	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int not_hidden(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
 }
 
 static void run(char *const argv[])
@@ -72,6 +83,13 @@ static const char *cmdline_param(const char *name, char *buf, size_t len)
 	return NULL;
 }
 
+static int fuzzer_asked(void)
+{
+	char seconds[32];
+
+	return cmdline_param("cs_etm_fuzz", seconds, sizeof(seconds)) != NULL;
+}
+
 static void run_fuzzer(void)
 {
 	char seconds[32], seed[32];
@@ -98,10 +116,12 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	printf("# boot tests: start\n");
-	n = scandir("/tests", &tests, NULL, by_name);
+	n = scandir("/tests", &tests, not_hidden, by_name);
+	if (n < 0)
+		printf("# boot tests: cannot list /tests: %m\n");
+	else
+		printf("# boot tests: %d programs\n", n + fuzzer_asked());
 	for (i = 0; i < n; i++) {
-		if (tests[i]->d_name[0] == '.')
-			continue;
 		snprintf(path, sizeof(path), "/tests/%s", tests[i]->d_name);
 		run((char *[]){ path, NULL });
 	}
