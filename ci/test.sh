@@ -61,6 +61,7 @@ stage build-modules env KOUT="$WORK/kernel-modules" KCONFIG_EXTRA="$CI_DIR/modul
 stage initramfs run make-initramfs
 stage boot-series run boot series
 stage aux-samples run check-aux-samples series
+stage kunit-parse run kunit-parse series
 stage trbe-fault run boot-trbe-fault series
 stage trace-trbe run trace on
 stage trace-etr run trace etr
