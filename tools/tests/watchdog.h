@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A watchdog for the boot test programs: a hung step ends the program
+ * with a diagnostic that names the step, and exit status 3, long before
+ * the boot's timeout. The CI fails a program that exits non-zero or
+ * short of its KTAP plan; a "not ok" line cannot be numbered reliably
+ * from a signal handler, so none is printed.
+ *
+ *	watchdog_start(120);
+ *	watchdog_step("mmap of the AUX buffer");
+ *
+ * The alarm is per process: a child of fork() starts its own.
+ */
+#ifndef WATCHDOG_H
+#define WATCHDOG_H
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static char watchdog_step_name[128] = "start";
+static unsigned int watchdog_seconds;
+
+static inline void watchdog_put(const char *s)
+{
+	size_t len = strlen(s);
+
+	while (len) {
+		ssize_t n = write(STDOUT_FILENO, s, len);
+
+		if (n <= 0)
+			return;
+		s += n;
+		len -= n;
+	}
+}
+
+/* Async-signal-safe: write(2) and _exit(2) only */
+static inline void watchdog_expired(int sig)
+{
+	char num[16], *p = num + sizeof(num);
+	unsigned int n = watchdog_seconds;
+
+	(void)sig;
+	*--p = 0;
+	do {
+		*--p = '0' + n % 10;
+		n /= 10;
+	} while (n);
+	watchdog_put("\n# watchdog: step '");
+	watchdog_put(watchdog_step_name);
+	watchdog_put("' hung for ");
+	watchdog_put(p);
+	watchdog_put(" s\n");
+	_exit(3);
+}
+
+/* Name the step that runs now, for the diagnostic of a hang */
+static inline void __attribute__((format(printf, 1, 2))) watchdog_step(const char *fmt, ...)
+{
+	char buf[sizeof(watchdog_step_name)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* The handler may run at any time: never leave the name unterminated */
+	watchdog_step_name[0] = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	memcpy(watchdog_step_name + 1, buf + 1, sizeof(buf) - 1);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	watchdog_step_name[0] = buf[0];
+}
+
+/* End the process with a diagnostic if it still runs in @seconds */
+static inline void watchdog_start(unsigned int seconds)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = watchdog_expired;
+	sigaction(SIGALRM, &sa, NULL);
+	watchdog_seconds = seconds;
+	alarm(seconds);
+}
+
+/* Seconds since an arbitrary point, for the deadlines of wait loops */
+static inline double watchdog_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+#endif
