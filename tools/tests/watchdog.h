@@ -96,4 +96,22 @@ static inline double watchdog_now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/*
+ * Poll @cond every millisecond for up to @secs seconds: true when it
+ * holds, false with a diagnostic naming the wait @what when time is up
+ */
+#define watchdog_poll(cond, secs, what)						\
+({										\
+	double __end = watchdog_now() + (secs);					\
+	int __met;								\
+										\
+	while (!(__met = !!(cond)) && watchdog_now() < __end)			\
+		usleep(1000);							\
+	if (!__met) {								\
+		printf("# timeout: %s, after %d s\n", (what), (int)(secs));	\
+		fflush(stdout);							\
+	}									\
+	__met;									\
+})
+
 #endif
