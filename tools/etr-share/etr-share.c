@@ -625,8 +625,10 @@ static void count_sample(const struct perf_event_header *h, const uint8_t *rec, 
 	if (h->type != PERF_RECORD_SAMPLE)
 		return;
 	c->samples++;
-	if (r->size != SAMPLE_SIZE)
+	if (r->size != SAMPLE_SIZE || h->size != sizeof(*r) + r->size) {
 		c->bad_size++;
+		return;
+	}
 	for (uint64_t i = 0; i < r->size && i < SAMPLE_SIZE; i++)
 		if (r->data[i]) {
 			c->nonzero++;
@@ -660,7 +662,7 @@ static void aux_sampling(void)
 {
 	struct perf_event_attr leader, sampler;
 	struct sample_count c = { 0 };
-	struct aux_session s;
+	struct aux_session s = { .leader = -1 };
 	char name[160];
 	int opened, msgs;
 
@@ -687,7 +689,7 @@ static void aux_sampling(void)
 		  c.samples, c.bad_size, SAMPLE_SIZE, c.nonzero);
 	snprintf(name, sizeof(name), "AUX samples from the shared ETR: %d or more, %d bytes, all zeros",
 		 NR_SAMPLES, SAMPLE_SIZE);
-	ktap_result(c.samples >= NR_SAMPLES && !c.bad_size && !c.nonzero, name);
+	ktap_result(c.samples >= NR_SAMPLES && !c.bad_size && !c.nonzero && !s.malformed, name);
 	watchdog_step("AUX sampling: read the kernel log");
 	msgs = kmsg_count(ONCE_MSG);
 	ktap_diag("\"%s\" in the kernel log: %d times", ONCE_MSG, msgs);
