@@ -198,6 +198,16 @@ static char task_state(pid_t pid, pid_t tid)
 	return state && state[1] == ' ' ? state[2] : 0;
 }
 
+/* Where task @tid of process @pid sleeps in the kernel, for a diagnostic */
+static void task_wchan(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", pid, tid);
+	if (cs_read_line(path, buf, len))
+		snprintf(buf, len, "?");
+}
+
 static int task_alive(pid_t pid, pid_t tid)
 {
 	char state = task_state(pid, tid);
@@ -211,13 +221,14 @@ static int task_alive(pid_t pid, pid_t tid)
  */
 static int wait_sleeping(pid_t pid, pid_t tid, const char *what)
 {
-	char state = '?';
+	char state = '?', wchan[64];
 
 	watchdog_step("%s: wait until task %d sleeps", what, tid);
 	if (watchdog_poll(!task_alive(pid, tid) || (state = task_state(pid, tid)) == 'S',
 			  WAIT_SECONDS, watchdog_step_name))
 		return 0;
-	ktap_diag("%s: task %d of PID %d is in state %c", what, tid, pid, state);
+	task_wchan(pid, tid, wchan, sizeof(wchan));
+	ktap_diag("%s: task %d of PID %d is in state %c, wchan %s", what, tid, pid, state, wchan);
 	return -1;
 }
 
