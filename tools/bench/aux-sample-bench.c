@@ -220,7 +220,7 @@ static struct sample_info drain(struct session *s, const struct sampler *sm, int
 		ring_read(s, off, &h, sizeof(h));
 		if (h.size < sizeof(h) || off + h.size > head) {
 			/* A malformed ring buffer: count it, read no further */
-			printf("aux-sample-bench: malformed ring buffer: record of type %u and size %u\n",
+			printf("aux-sample-bench: malformed ring buffer: type %u size %u\n",
 			       h.type, h.size);
 			checks.malformed++;
 			break;

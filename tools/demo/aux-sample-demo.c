@@ -107,7 +107,7 @@ int main(void)
 		uint64_t zeros = 0;
 
 		if (h->size < sizeof(*h) || off + h->size > head) {
-			printf("aux-sample-demo: malformed ring buffer: record of size %u\n", h->size);
+			printf("aux-sample-demo: malformed ring buffer: size %u\n", h->size);
 			return 1;
 		}
 		if (h->type == PERF_RECORD_SAMPLE && off % (DATA_PAGES * page) + h->size <=

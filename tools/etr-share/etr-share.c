@@ -215,6 +215,13 @@ static int task_alive(pid_t pid, pid_t tid)
 	return state && state != 'Z' && state != 'X';
 }
 
+/* Whether task @tid sleeps or is gone, with its state in *@state */
+static int task_sleeps(pid_t pid, pid_t tid, char *state)
+{
+	*state = task_state(pid, tid);
+	return !*state || *state == 'Z' || *state == 'X' || *state == 'S';
+}
+
 /*
  * Wait until task @tid sleeps, so that its events are stopped, or ends:
  * 0, or -1 with a diagnostic after WAIT_SECONDS
@@ -224,8 +231,7 @@ static int wait_sleeping(pid_t pid, pid_t tid, const char *what)
 	char state = '?', wchan[64];
 
 	watchdog_step("%s: wait until task %d sleeps", what, tid);
-	if (watchdog_poll(!task_alive(pid, tid) || (state = task_state(pid, tid)) == 'S',
-			  WAIT_SECONDS, watchdog_step_name))
+	if (watchdog_poll(task_sleeps(pid, tid, &state), WAIT_SECONDS, watchdog_step_name))
 		return 0;
 	task_wchan(pid, tid, wchan, sizeof(wchan));
 	ktap_diag("%s: task %d of PID %d is in state %c, wchan %s", what, tid, pid, state, wchan);
@@ -508,22 +514,6 @@ static void session_child(struct session *s)
 	_exit(s->failed ? 2 : 0);
 }
 
-/* Wait up to WAIT_SECONDS for child @pid to exit: its status, or -1 */
-static int wait_child(pid_t pid, const char *what)
-{
-	int status = -1;
-	pid_t r = 0;
-
-	watchdog_step("%s: wait for PID %d to exit", what, pid);
-	if (!watchdog_poll((r = waitpid(pid, &status, WNOHANG)) != 0, WAIT_SECONDS,
-			   watchdog_step_name)) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	return r == pid ? status : -1;
-}
-
 static const char *const session_results[] = {
 	"two sessions: the second to start while both run finds the ETR busy: "
 	"PERF_RECORD_AUX with COLLISION",
@@ -596,7 +586,8 @@ static void two_sessions(int *splats)
 			ok = 0;
 	}
 	for (int i = 0; i < 2 && s[i].pid > 0; i++) {
-		status = wait_child(s[i].pid, "sessions");
+		watchdog_step("sessions: wait for PID %d to exit", s[i].pid);
+		status = watchdog_reap(s[i].pid, WAIT_SECONDS, watchdog_step_name);
 		if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 			ktap_diag("session %d (PID %d) failed: status %#x", i, s[i].pid, status);
 			ok = 0;

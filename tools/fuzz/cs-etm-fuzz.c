@@ -1239,10 +1239,10 @@ int main(int argc, char **argv)
 		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	if (nr_workers < 1)
 		nr_workers = 1;
-	if (min_iterations < 0)
-		min_iterations = (long)MIN_ITERATIONS *
-				 (seconds < MIN_ITERATIONS_SECONDS ? seconds : MIN_ITERATIONS_SECONDS) /
-				 MIN_ITERATIONS_SECONDS;
+	if (min_iterations < 0 && seconds >= MIN_ITERATIONS_SECONDS)
+		min_iterations = MIN_ITERATIONS;
+	else if (min_iterations < 0)
+		min_iterations = (long)MIN_ITERATIONS * seconds / MIN_ITERATIONS_SECONDS;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	page_size = sysconf(_SC_PAGESIZE);

@@ -85,7 +85,7 @@ static int record(const struct run *run, const char *self, const char *out)
 {
 	const char *argv[32];
 	int argc = 0, i, status;
-	pid_t pid, done = 0;
+	pid_t pid;
 
 	argv[argc++] = PERF;
 	argv[argc++] = "record";
@@ -115,14 +115,8 @@ static int record(const struct run *run, const char *self, const char *out)
 	if (pid < 0)
 		return -1;
 	watchdog_step("perf record %s", run->name);
-	if (!watchdog_poll((done = waitpid(pid, &status, WNOHANG)) != 0, RECORD_SECONDS,
-			   watchdog_step_name)) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		printf("=== perf run %s: killed after %d s\n", run->name, RECORD_SECONDS);
-		return -1;
-	}
-	if (done != pid)
+	status = watchdog_reap(pid, RECORD_SECONDS, watchdog_step_name);
+	if (status < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -456,7 +456,7 @@ static struct sample_stats ring_stats(struct group *g, const struct open_case *c
 		for (i = 0; i < sizeof(h); i++)
 			((uint8_t *)&h)[i] = data[(off + i) % ring];
 		if (h.size < sizeof(h) || off + h.size > head) {
-			ktap_diag("malformed ring buffer: record of type %u and size %u at %llu, head %llu",
+			ktap_diag("malformed ring buffer: type %u size %u at %llu, head %llu",
 				  h.type, h.size, (unsigned long long)off,
 				  (unsigned long long)head);
 			st.malformed++;

@@ -134,7 +134,7 @@ static struct sample_stats session_samples(struct session *s, unsigned long want
 			((uint8_t *)&h)[i] = data[(off + i) % ring];
 		if (h.size < sizeof(h) || off + h.size > head) {
 			/* A malformed ring buffer: report it, read no further */
-			ktap_diag("malformed ring buffer: record of type %u and size %u at %llu, head %llu",
+			ktap_diag("malformed ring buffer: type %u size %u at %llu, head %llu",
 				  h.type, h.size, (unsigned long long)off,
 				  (unsigned long long)head);
 			st.malformed++;

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,7 +60,11 @@ static inline void watchdog_expired(int sig)
 }
 
 /* Name the step that runs now, for the diagnostic of a hang */
-static inline void __attribute__((format(printf, 1, 2))) watchdog_step(const char *fmt, ...)
+#ifndef __printf
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#endif
+
+static inline void __printf(1, 2) watchdog_step(const char *fmt, ...)
 {
 	char buf[sizeof(watchdog_step_name)];
 	va_list ap;
@@ -113,5 +118,30 @@ static inline double watchdog_now(void)
 	}									\
 	__met;									\
 })
+
+/* Whether child @pid ended, with its status in *@status (-1 on an error) */
+static inline int watchdog_child_ended(pid_t pid, int *status)
+{
+	pid_t ret = waitpid(pid, status, WNOHANG);
+
+	if (ret < 0)
+		*status = -1;
+	return ret != 0;
+}
+
+/*
+ * Wait up to @secs seconds for child @pid to end, then kill it: its wait
+ * status, or -1 (with a diagnostic naming the wait @what on a timeout)
+ */
+static inline int watchdog_reap(pid_t pid, int secs, const char *what)
+{
+	int status = -1;
+
+	if (watchdog_poll(watchdog_child_ended(pid, &status), secs, what))
+		return status;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
 
 #endif

@@ -213,17 +213,10 @@ static void spin(unsigned long n)
 /* Wait up to CHILD_SECONDS for child @pid, then kill it: 0, or -1 */
 static int reap(pid_t pid)
 {
-	pid_t ret = 0;
-
 	if (pid <= 0)
 		return 0;
 	watchdog_step("wait for child %d", pid);
-	if (watchdog_poll((ret = waitpid(pid, NULL, WNOHANG)) != 0, CHILD_SECONDS,
-			  watchdog_step_name))
-		return ret == pid ? 0 : -1;
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	return -1;
+	return watchdog_reap(pid, CHILD_SECONDS, watchdog_step_name) < 0 ? -1 : 0;
 }
 
 static void workload(const struct recording *rec, struct result *r)
@@ -287,7 +280,7 @@ static void read_records(struct perf_event_mmap_page *pc, struct result *r)
 		uint64_t *p = (uint64_t *)(h + 1);
 
 		if (h->size < sizeof(*h) || off + h->size > head) {
-			ktap_diag("malformed ring buffer: record of type %u and size %u at %llu, head %llu",
+			ktap_diag("malformed ring buffer: type %u size %u at %llu, head %llu",
 				  h->type, h->size, (unsigned long long)off,
 				  (unsigned long long)head);
 			r->malformed++;
