@@ -239,16 +239,29 @@ static int wait_sleeping(pid_t pid, pid_t tid, const char *what)
 }
 
 /*
+ * Seconds of CLOCK_MONOTONIC through the system call, not the vDSO: the
+ * traced threads must run only code of this program, which the host
+ * decodes with its text (ci/check-etr-share.py)
+ */
+static long traced_now(void)
+{
+	struct timespec t = { 0 };
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+	return t.tv_sec;
+}
+
+/*
  * sched_yield() until *@flag is set: 0, or -1 after WAIT_SECONDS. The
  * clock is read once per 1024 yields, to keep the traced loop small.
  */
 static int yield_until(volatile int *flag)
 {
-	double end = watchdog_now() + WAIT_SECONDS;
+	long end = traced_now() + WAIT_SECONDS;
 
 	for (unsigned long n = 1; !*flag; n++) {
 		sched_yield();
-		if (!(n & 1023) && watchdog_now() > end)
+		if (!(n & 1023) && traced_now() > end)
 			return -1;
 	}
 	return 0;
