@@ -9,11 +9,15 @@
  *	watchdog_start(120);
  *	watchdog_step("mmap of the AUX buffer");
  *
- * The alarm is per process: a child of fork() starts its own.
+ * The alarm is per process: a child of fork() starts its own. The
+ * handler also prints the state, wait channel and kernel stack of the
+ * main thread, which may be stuck in a system call while another thread
+ * runs the handler.
  */
 #ifndef WATCHDOG_H
 #define WATCHDOG_H
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,23 +43,69 @@ static inline void watchdog_put(const char *s)
 	}
 }
 
-/* Async-signal-safe: write(2) and _exit(2) only */
-static inline void watchdog_expired(int sig)
+/* Decimal @n into the end of @buf: its first digit */
+static inline char *watchdog_num(char *buf, size_t len, unsigned long n)
 {
-	char num[16], *p = num + sizeof(num);
-	unsigned int n = watchdog_seconds;
+	char *p = buf + len;
 
-	(void)sig;
 	*--p = 0;
 	do {
 		*--p = '0' + n % 10;
 		n /= 10;
 	} while (n);
+	return p;
+}
+
+/*
+ * Print file @name of /proc/self/task/<main thread>/ as "# watchdog: ..."
+ * lines. The handler may run on another thread than the main one, which
+ * may be in the kernel: its state, wait channel and kernel stack say where.
+ */
+static inline void watchdog_dump(const char *name)
+{
+	char path[64] = "/proc/self/task/", num[16], buf[1024];
+	ssize_t n;
+	int fd;
+
+	strcat(path, watchdog_num(num, sizeof(num), getpid()));
+	strcat(path, "/");
+	strcat(path, name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	for (char *line = buf, *nl; *line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = 0;
+		else
+			nl = line + strlen(line);
+		watchdog_put("# watchdog: main thread ");
+		watchdog_put(name);
+		watchdog_put(": ");
+		watchdog_put(line);
+		watchdog_put("\n");
+	}
+}
+
+/* Async-signal-safe: open, read, write, close and _exit only */
+static inline void watchdog_expired(int sig)
+{
+	char num[16];
+
+	(void)sig;
 	watchdog_put("\n# watchdog: step '");
 	watchdog_put(watchdog_step_name);
 	watchdog_put("' hung for ");
-	watchdog_put(p);
+	watchdog_put(watchdog_num(num, sizeof(num), watchdog_seconds));
 	watchdog_put(" s\n");
+	watchdog_dump("stat");
+	watchdog_dump("wchan");
+	watchdog_dump("stack");
 	_exit(3);
 }
 
