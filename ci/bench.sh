@@ -4,8 +4,8 @@
 # and run tools/bench/aux-sample-bench, which times AUX samples against
 # memcpy()/memset() and the workload slowdown of sampling. Prints the raw
 # numbers, then the table and the summary line. Fails if the benchmark
-# does not finish or a sample is malformed or larger than asked, never on
-# a time.
+# does not finish, checks no sample, or a sample is malformed or larger
+# than asked, never on a time.
 #
 # Without an argument, applies and builds the series first, as ci/demo.sh
 # does. With one, boots $WORK/images/Image-$1 as it is, for example to
@@ -35,7 +35,10 @@ grep -E '^raw:' "$out"
 echo "=== benchmark ($image)"
 grep -E '^aux-sample-bench:' "$out"
 # No timing is checked, only what the samples hold: every sample read
-# must be well formed and no larger than its aux_sample_size
+# must be well formed and no larger than its aux_sample_size, and there
+# must be samples to check
+checked=$(sed -n 's/.* \([0-9][0-9]*\) samples checked:.*/\1/p' <<< "$summary")
+[ "${checked:-0}" -gt 0 ] || die "the benchmark checked no sample, see $out"
 case "$summary" in
 *" 0 larger than asked "*" 0 malformed,"*) ;;
 *) die "a sample was larger than asked or malformed, see $out" ;;

@@ -12,16 +12,22 @@ the raw ETE trace of TRBEs. A buffer passes when:
     the traced process only (per-thread), or else idle (0), its children
     or tasks that were alive (CPU-wide); and the traced process is in the
     trace of the recording (of one of its buffers, one per TRBE),
+  - there is unsynchronized trace (before the first A-Sync, or where the
+    decoder lost sync) only where perf said that the buffer lost trace
+    (TRUNCATED), on either path;
   - for an ETR: its trace IDs are the ones perf gave the CPUs (from
     PERF_RECORD_AUX_OUTPUT_HW_ID), only the traced CPU's for a CPU-wide
-    recording and all of them for one on all CPUs, and there is
-    unsynchronized trace only where perf said that the buffer lost trace
-    (TRUNCATED);
+    recording and all of them for one on all CPUs;
   - if only user space was traced (user=1) and PROGRAM, the static ELF of
     cs-trace-record, is given: it decodes instruction by instruction with
     PROGRAM's text, every direct branch lands where the trace continues.
+Prints KTAP: one result per recording (the buffers of a name before its
+first "."), "NAME: trace decoded and checked"; a log without any buffer
+is one failed result.
 Usage: check-trace.py ETEDEC LOG OUTDIR [PROGRAM]
 """
+import contextlib
+import io
 import os
 import re
 import struct
@@ -31,6 +37,9 @@ import sys
 HEX = re.compile(r"^[0-9a-f]+$")
 ID_LINE = re.compile(r"^etedec: id 0x([0-9a-f]+): (\d+) bytes, (\d+) unsynced, "
                      r"\d+ packets, (\d+) errors.*context IDs:(.*)$")
+# The raw ETE trace of a TRBE (etedec without -f)
+UNSYNC_LINE = re.compile(r"^etedec: unsynchronized: (\d+) bytes before the first "
+                         r"A-Sync, (\d+) times out of sync$")
 
 
 def pid_list(value):
@@ -139,6 +148,19 @@ def check_etr_ids(header, out):
     return problems
 
 
+def check_ete_sync(header, out):
+    """Problems with the unsynchronized trace of a raw ETE buffer."""
+    m = next((UNSYNC_LINE.match(l) for l in out.splitlines()
+              if UNSYNC_LINE.match(l)), None)
+    if not m:
+        return ["etedec did not say how much of the trace is unsynchronized"]
+    before, lost = int(m.group(1)), int(m.group(2))
+    if (before or lost) and header["truncated"] == "0":
+        return [f"{before} bytes before the first A-Sync and {lost} losses "
+                "of sync, nothing was lost"]
+    return []
+
+
 def context_ids(out):
     for line in out.splitlines():
         if line.startswith("etedec: context IDs:"):
@@ -163,8 +185,10 @@ def check(etedec, header, data, outdir, program):
     recording_cids.setdefault(header["name"].split(".")[0], set()).update(cids)
     if header["format"] == "etr":
         problems += check_etr_ids(header, out)
+    else:
+        problems += check_ete_sync(header, out)
     summary = [l for l in out.splitlines()
-               if re.match(r"etedec: (id |\d+ bytes|full decode|direct-branch)", l)]
+               if re.match(r"etedec: (id |\d+ bytes|full decode|direct-branch|unsync)", l)]
     print(f"{name}: {len(data)} bytes, pid {header['pid']}, "
           f"context IDs {sorted(cids)}")
     for line in summary:
@@ -180,19 +204,39 @@ def main(etedec, log, outdir, program=None):
     os.makedirs(outdir, exist_ok=True)
     total = failed = 0
     pids = {}
-    for header, data, problems in buffers(log):
-        total += 1
-        pids[header["name"].split(".")[0]] = int(header["pid"])
-        problems += check(etedec, header, data, outdir, program)
-        if problems:
+    bad = {}            # recording -> buffers with a problem
+    out = io.StringIO()
+    # Decode everything first: the plan is the number of recordings
+    with contextlib.redirect_stdout(out):
+        for header, data, problems in buffers(log):
+            total += 1
+            rec = header["name"].split(".")[0]
+            pids[rec] = int(header["pid"])
+            bad.setdefault(rec, 0)
+            problems += check(etedec, header, data, outdir, program)
+            if problems:
+                failed += 1
+                bad[rec] += 1
+                for p in problems:
+                    print(f"  FAILED: {header['name']}: {p}")
+    print("KTAP version 1")
+    print("# cs-trace decoding")
+    for line in out.getvalue().splitlines():
+        print(f"# {line}")
+    if not pids:
+        print("1..1")
+        print(f"# no trace buffer in {log}")
+        print("not ok 1 the boot printed trace buffers")
+        return 1
+    print(f"1..{len(pids)}")
+    for i, (rec, pid) in enumerate(pids.items(), 1):
+        ok = not bad[rec]
+        if pid not in recording_cids.get(rec, set()):
             failed += 1
-            for p in problems:
-                print(f"  FAILED: {header['name']}: {p}")
-    for name, pid in pids.items():
-        if pid not in recording_cids.get(name, set()):
-            failed += 1
-            print(f"  FAILED: {name}: the traced PID {pid} is not in the trace")
-    print(f"{total} trace buffers decoded, {failed} failed")
+            ok = False
+            print(f"#   FAILED: {rec}: the traced PID {pid} is not in the trace")
+        print(f"{'ok' if ok else 'not ok'} {i} {rec}: trace decoded and checked")
+    print(f"# {total} trace buffers decoded, {failed} failed")
     return 1 if failed or not total else 0
 
 

@@ -27,5 +27,6 @@ KUNIT=0 CORESIGHT=$topology INITRAMFS=trace-initramfs \
 	bash "$CI_DIR/boot.sh" series "trace-$topology"
 grep -E '^# coresight devices:' "$log" || true
 python3 "$CI_DIR/ktap-results.py" "$log" || die "cs-trace-record failed, see $log"
+# KTAP of the decoding in $LOGS/trace-check-$topology.log
 python3 "$CI_DIR/check-trace.py" "$WORK/etedec" "$log" "$LOGS/trace-$topology" \
-	"$WORK/trace-initramfs/tests/cs-trace-record"
+	"$WORK/trace-initramfs/tests/cs-trace-record" | tee "$LOGS/trace-check-$topology.log"

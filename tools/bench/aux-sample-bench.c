@@ -73,6 +73,7 @@
 #include <time.h>
 
 #include "../tests/perf-util.h"
+#include "../tests/watchdog.h"
 
 #define DATA_PAGES	128	/* ring buffer pages, a power of 2 */
 #define AUX_PAGES	512	/* 2MiB: TRBE wrap interrupts stay rare */
@@ -217,6 +218,13 @@ static struct sample_info drain(struct session *s, const struct sampler *sm, int
 
 	for (; off < head; off += h.size) {
 		ring_read(s, off, &h, sizeof(h));
+		if (h.size < sizeof(h) || off + h.size > head) {
+			/* A malformed ring buffer: count it, read no further */
+			printf("aux-sample-bench: malformed ring buffer: type %u size %u\n",
+			       h.type, h.size);
+			checks.malformed++;
+			break;
+		}
 		checks.lost += h.type == PERF_RECORD_LOST;
 		checks.throttled += h.type == PERF_RECORD_THROTTLE;
 		if (h.type != PERF_RECORD_SAMPLE)
@@ -654,8 +662,11 @@ static int bench(void)
 {
 	uint64_t t0 = now_ns();
 
+	watchdog_step("calibrate the trace");
 	calibrate_trace();
+	watchdog_step("sample sizes");
 	bench_sizes();
+	watchdog_step("workload slowdown");
 	bench_workload();
 	printf("aux-sample-bench: summary: %llu byte AUX samples: copy path %.2fx memcpy (%.2fx a stack copy), padding path %.2fx memset; a 16KiB sample per 1ms and per 100us of work takes %.2fx and %.2fx the time; %lu samples checked: %lu larger than asked (largest %llu), %lu malformed, %lu lost records, %lu throttled\n",
 	       (unsigned long long)summary.delivered, summary.copy_x_memcpy,
@@ -665,7 +676,10 @@ static int bench(void)
 	       checks.throttled);
 	printf("raw: %lu stack samples copied less than asked\n", checks.short_stack);
 	printf("aux-sample-bench: done in %.0fs\n", (now_ns() - t0) / 1e9);
-	return checks.too_big || checks.malformed;
+	/* A benchmark that checked no sample proves nothing: it fails */
+	if (!checks.samples)
+		printf("aux-sample-bench: FAIL: no sample was checked\n");
+	return checks.too_big || checks.malformed || !checks.samples;
 }
 
 int main(void)
@@ -675,6 +689,11 @@ int main(void)
 
 	page_size = sysconf(_SC_PAGESIZE);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/*
+	 * 25 to 80 s measured on 2 busy cores; 400 s for a slower host, still
+	 * before the boot's timeout (600 s)
+	 */
+	watchdog_start(400);
 	cs_etm_type = pmu_type("cs_etm");
 	if (cs_etm_type < 0 || access("/sys/bus/coresight/devices/trbe0", F_OK)) {
 		printf("aux-sample-bench: no cs_etm PMU with a TRBE: nothing to measure\n");

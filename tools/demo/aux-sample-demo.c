@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "../tests/perf-util.h"
+#include "../tests/watchdog.h"
 
 #define DATA_PAGES	64	/* ring buffer pages, a power of 2 */
 #define AUX_PAGES	64
@@ -51,6 +52,8 @@ int main(void)
 	uint8_t *data;
 	void *aux;
 
+	/* Well under a second on the model; 120 s for a slow emulated CPU */
+	watchdog_start(120);
 	type = pmu_type("cs_etm");
 	if (type < 0) {
 		printf("aux-sample-demo: no cs_etm PMU: the kernel has no CoreSight support\n");
@@ -103,6 +106,10 @@ int main(void)
 		struct sample *s = (void *)h;
 		uint64_t zeros = 0;
 
+		if (h->size < sizeof(*h) || off + h->size > head) {
+			printf("aux-sample-demo: malformed ring buffer: size %u\n", h->size);
+			return 1;
+		}
 		if (h->type == PERF_RECORD_SAMPLE && off % (DATA_PAGES * page) + h->size <=
 		    (uint64_t)DATA_PAGES * page) {
 			while (zeros < s->size && !s->data[zeros])

@@ -9,16 +9,24 @@
  * migrate between CPUs; the main process takes CPUs offline and online
  * again when the kernel has CPU hotplug.
  *
- * usage: cs-etm-fuzz [-t SECONDS] [-s SEED] [-w WORKERS] [-n]
+ * usage: cs-etm-fuzz [-t SECONDS] [-s SEED] [-w WORKERS] [-m MIN_ITERATIONS] [-n]
  * (-n: no CPU hotplug; -c MS is for its own children, see op_fork())
  *
  * Prints KTAP: the seed, the iteration count, an errno histogram per
- * call and what the ring buffers held as diagnostics, then two results:
+ * call and what the ring buffers held as diagnostics, then seven results,
+ * the first two of which are:
  * "fuzz: N iterations, no splat", which fails when the kernel log shows
  * a splat (the patterns of ci/check-boot-log.py, which also checks the
  * whole console log), the kernel got tainted, or a worker could not be
  * stopped; and whether a plain cs_etm event still traces on every CPU
  * afterwards, so that nothing the fuzz did left a source or sink taken.
+ * The others make sure that the fuzz did what it claims: at least
+ * MIN_ITERATIONS iterations (default 5000 for 90 s, in proportion for a
+ * shorter fuzz: the 90 s of the CI's debug boot on 2 cores make 26000 to
+ * 102000), and at least once each: a cs_etm
+ * leader, a PERF_SAMPLE_AUX sampler and an aux_pause or aux_resume sampler
+ * opened in an AUX sampling group, and an AUX sample with trace in it.
+ * The plan comes first: a crash of the fuzzer leaves it short.
  * The same seed gives each thread the same sequence of choices; what the
  * kernel answers, and so the run as a whole, also depends on timing.
  *
@@ -48,6 +56,7 @@
 #include <unistd.h>
 
 #include "kmsg-util.h"
+#include "watchdog.h"
 
 #define MAX_EVENTS	24	/* open events per thread */
 #define MAX_CHILDREN	4	/* forked children per thread */
@@ -56,6 +65,11 @@
 #define NR_ERRNO	134	/* errno values counted one by one; above: "other" */
 #define GRACE_SECONDS	20	/* after the deadline, before SIGKILL */
 #define STUCK_SECONDS	10	/* after SIGKILL, before giving up on a worker */
+/* The default minimum of iterations for 90 s or more, less for a shorter fuzz */
+#define MIN_ITERATIONS	5000
+#define MIN_ITERATIONS_SECONDS	90
+/* After the fuzz: hotplug back, the statistics, traces_on() on each CPU */
+#define AFTER_SECONDS	60
 
 /* The calls of the histogram */
 enum call {
@@ -83,6 +97,9 @@ struct stats {
 	unsigned long bad_records;	/* ring buffer records of an impossible size */
 	unsigned long records[NR_RECORD_TYPES];	/* drained, by PERF_RECORD_ type */
 	unsigned long aux_samples;	/* PERF_RECORD_SAMPLE with AUX data */
+	unsigned long aux_samples_with_trace;	/* ... not all zeros */
+	/* Opened in op_group(): cs_etm leaders, PERF_SAMPLE_AUX and aux_pause/resume samplers */
+	unsigned long opened_leaders, opened_aux_samplers, opened_pause_samplers;
 	unsigned long aux_flags[4];	/* PERF_RECORD_AUX: TRUNCATED, OVERWRITE, PARTIAL, COLLISION */
 	unsigned long calls[NR_CALLS][NR_ERRNO + 1];
 };
@@ -521,6 +538,7 @@ static void op_group(struct thread *t)
 		return;
 	leader = &t->ev[t->nr_ev++];
 	*leader = (struct event){ .fd = fd, .cs_etm = 1 };
+	__atomic_add_fetch(&stats->opened_leaders, 1, __ATOMIC_RELAXED);
 
 	p = mmap(NULL, rb_pages * page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	count(C_MMAP_RB, p == MAP_FAILED ? -1 : 0);
@@ -561,6 +579,8 @@ static void op_group(struct thread *t)
 		count(C_OPEN, fd);
 		if (fd < 0)
 			continue;
+		__atomic_add_fetch(attr.aux_sample_size ? &stats->opened_aux_samplers :
+				   &stats->opened_pause_samplers, 1, __ATOMIC_RELAXED);
 		t->ev[t->nr_ev++] = (struct event){ .fd = fd };
 		count(C_IOC_SET_OUTPUT, ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader->fd));
 	}
@@ -814,8 +834,16 @@ static void op_drain(struct thread *t)
 			__atomic_add_fetch(&stats->records[h->type], 1, __ATOMIC_RELAXED);
 		/* The samplers of op_group(): TID, CPU, then the AUX size and data */
 		if (h->type == PERF_RECORD_SAMPLE && h->size > 32 &&
-		    *(uint64_t *)(data + (tail + 24) % size) == h->size - 32u)
+		    *(uint64_t *)(data + (tail + 24) % size) == h->size - 32u) {
+			uint64_t i = 32;
+
 			__atomic_add_fetch(&stats->aux_samples, 1, __ATOMIC_RELAXED);
+			while (i < h->size && !data[(tail + i) % size])
+				i++;
+			if (i < h->size)
+				__atomic_add_fetch(&stats->aux_samples_with_trace, 1,
+						   __ATOMIC_RELAXED);
+		}
 		/* PERF_RECORD_AUX: offset, size, flags */
 		if (h->type == PERF_RECORD_AUX && h->size >= 32)
 			count_aux_flags(*(uint64_t *)(data + (tail + 24) % size));
@@ -901,6 +929,16 @@ static void op_fork(struct thread *t)
 	if (pid > 0)
 		t->children[slot] = pid;
 }
+
+/* Results 3 to 7: what the fuzz must have done */
+#define NR_RESULTS	7
+static const char *const claim_names[NR_RESULTS - 2] = {
+	"fuzz: the minimum number of iterations ran",
+	"fuzz: a cs_etm leader opened",
+	"fuzz: a PERF_SAMPLE_AUX sampler opened under a cs_etm leader",
+	"fuzz: an aux_pause or aux_resume sampler opened under a cs_etm leader",
+	"fuzz: an AUX sample with trace",
+};
 
 static double now(void)
 {
@@ -1159,14 +1197,15 @@ out:
 int main(int argc, char **argv)
 {
 	int seconds = 60, nr_workers = 4, hotplug = 1, opt, kmsg, splat_lines, stuck = 0;
+	long min_iterations = -1;
 	uint64_t seed = 0;
 	unsigned long taint0;
 	pid_t *pids;
 	double end;
-	int live, i, broken = 0, old_rate;
+	int live, i, broken = 0, old_rate, unclaimed = 0;
 	ssize_t n;
 
-	while ((opt = getopt(argc, argv, "t:s:w:c:n")) != -1) {
+	while ((opt = getopt(argc, argv, "t:s:w:m:c:n")) != -1) {
 		switch (opt) {
 		case 't':
 			seconds = atoi(optarg);
@@ -1177,6 +1216,9 @@ int main(int argc, char **argv)
 		case 'w':
 			nr_workers = atoi(optarg);
 			break;
+		case 'm':
+			min_iterations = strtol(optarg, NULL, 0);
+			break;
 		case 'n':
 			hotplug = 0;
 			break;
@@ -1185,7 +1227,8 @@ int main(int argc, char **argv)
 			spin_us(atoi(optarg) * 1000);
 			return 0;
 		default:
-			fprintf(stderr, "usage: %s [-t SECONDS] [-s SEED] [-w WORKERS] [-n]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-t SECONDS] [-s SEED] [-w WORKERS] [-m MIN_ITERATIONS] [-n]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -1196,18 +1239,30 @@ int main(int argc, char **argv)
 		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	if (nr_workers < 1)
 		nr_workers = 1;
+	if (min_iterations < 0 && seconds >= MIN_ITERATIONS_SECONDS)
+		min_iterations = MIN_ITERATIONS;
+	else if (min_iterations < 0)
+		min_iterations = (long)MIN_ITERATIONS * seconds / MIN_ITERATIONS_SECONDS;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	page_size = sysconf(_SC_PAGESIZE);
 	nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	read_pmu();
 
-	printf("KTAP version 1\n# cs_etm_fuzz\n1..2\n");
+	printf("KTAP version 1\n# cs_etm_fuzz\n1..%d\n", NR_RESULTS);
 	if (cs_etm_type < 0) {
 		printf("ok 1 fuzz # SKIP no cs_etm PMU\n");
 		printf("ok 2 cs_etm traces on every CPU after the fuzz # SKIP no cs_etm PMU\n");
+		for (i = 0; i < NR_RESULTS - 2; i++)
+			printf("ok %d %s # SKIP no cs_etm PMU\n", 3 + i, claim_names[i]);
 		return 0;
 	}
+	/*
+	 * The fuzz, the grace period and the wait for stuck workers, then
+	 * what comes after: a fuzzer hung past that says where
+	 */
+	watchdog_start(seconds + GRACE_SECONDS + STUCK_SECONDS + AFTER_SECONDS);
+	watchdog_step("set up");
 	if (hotplug && access("/sys/devices/system/cpu/cpu1/online", W_OK))
 		hotplug = 0;
 	printf("# seed %llu: %d s, %d workers of 2 threads, %d CPUs, CPU hotplug %s; "
@@ -1222,7 +1277,7 @@ int main(int argc, char **argv)
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (stats == MAP_FAILED) {
 		printf("not ok 1 fuzz: no memory for the statistics\n");
-		return 1;
+		return 1;	/* short of the plan: the CI fails it */
 	}
 	/*
 	 * A low sample rate limit throttles the samplers, and perf core
@@ -1251,7 +1306,11 @@ int main(int argc, char **argv)
 		pids[i] = fork();
 		if (pids[i] == 0) {
 			setpgid(0, 0);
-			/* The last resort, if the worker misses its deadline */
+			/*
+			 * The last resort, if the worker misses its deadline:
+			 * SIGALRM kills it, not the watchdog of the main process
+			 */
+			signal(SIGALRM, SIG_DFL);
 			alarm(seconds + GRACE_SECONDS + 5);
 			worker(seed + 1000003ULL * i);
 		}
@@ -1260,6 +1319,7 @@ int main(int argc, char **argv)
 	}
 
 	/* Hotplug until the deadline, then wait for the workers */
+	watchdog_step("fuzz");
 	{
 		struct thread t;
 
@@ -1297,6 +1357,7 @@ int main(int argc, char **argv)
 					kill(-pids[i], SIGKILL);
 		sleep_ms(100);
 	}
+	watchdog_step("CPUs online again");
 	for (i = 1; i < nr_cpus; i++)
 		set_online(i, 1);
 	if (old_rate > 0)
@@ -1325,8 +1386,28 @@ int main(int argc, char **argv)
 	else
 		printf("ok 1 fuzz: %lu iterations, no splat\n", stats->iterations);
 
-	for (i = 0; i < nr_cpus; i++)
+	for (i = 0; i < nr_cpus; i++) {
+		watchdog_step("cs_etm traces on CPU %d", i);
 		broken += traces_on(i) != 0;
+	}
 	printf("%sok 2 cs_etm traces on every CPU after the fuzz\n", broken ? "not " : "");
-	return splat_lines || stuck || broken;
+
+	/* The fuzz did what it claims */
+	{
+		const unsigned long have[NR_RESULTS - 2] = {
+			stats->iterations >= (unsigned long)min_iterations, stats->opened_leaders,
+			stats->opened_aux_samplers, stats->opened_pause_samplers,
+			stats->aux_samples_with_trace,
+		};
+
+		printf("# %lu iterations, at least %ld asked; opened in AUX sampling groups: %lu cs_etm leaders, %lu PERF_SAMPLE_AUX samplers, %lu aux_pause/aux_resume samplers; %lu AUX samples with trace\n",
+		       stats->iterations, min_iterations, stats->opened_leaders,
+		       stats->opened_aux_samplers, stats->opened_pause_samplers,
+		       stats->aux_samples_with_trace);
+		for (i = 0; i < NR_RESULTS - 2; i++) {
+			printf("%sok %d %s\n", have[i] ? "" : "not ", 3 + i, claim_names[i]);
+			unclaimed += !have[i];
+		}
+	}
+	return splat_lines || stuck || broken || unclaimed;
 }

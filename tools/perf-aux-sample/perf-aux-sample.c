@@ -9,6 +9,7 @@
  * few functions for WORKLOAD_MS milliseconds, so that the trace has
  * branches with symbols to find.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +18,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "watchdog.h"
+
 #define PERF		"/usr/bin/perf"
 #define WORKLOAD_MS	300
 /* A cpu-clock sample every 5ms: some 60 samples, so that the base64 stays small */
 #define PERIOD		"period=5000000"
+/*
+ * A perf record takes a few seconds on the model: one that has not ended
+ * in RECORD_SECONDS is killed. The watchdog, above all the runs, ends the
+ * program well before the boot's timeout (600 s).
+ */
+#define RECORD_SECONDS		60
+#define WATCHDOG_SECONDS	400
 
 struct run {
 	const char *name;
@@ -102,7 +112,11 @@ static int record(const struct run *run, const char *self, const char *out)
 		perror(PERF);
 		_exit(127);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+	if (pid < 0)
+		return -1;
+	watchdog_step("perf record %s", run->name);
+	status = watchdog_reap(pid, RECORD_SECONDS, watchdog_step_name);
+	if (status < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -155,6 +169,7 @@ int main(int argc, char *argv[])
 		return workload();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	watchdog_start(WATCHDOG_SECONDS);
 	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		snprintf(out, sizeof(out), "/%s.data", runs[i].name);
 		ret = record(&runs[i], argv[0], out);

@@ -18,6 +18,7 @@
 #include "kmsg-util.h"
 #include "ktap.h"
 #include "perf-util.h"
+#include "watchdog.h"
 
 /* Returns how long the orphaned sampler ran, in ns */
 static uint64_t run_orphan(int type, int resume)
@@ -61,6 +62,11 @@ int main(void)
 	int type = pmu_type("cs_etm"), kmsg, splats;
 	uint64_t pause_ns, resume_ns;
 
+	/*
+	 * A few seconds on the model; 120 s for a slow emulated CPU on a busy
+	 * host, well before the boot's timeout (600 s)
+	 */
+	watchdog_start(120);
 	ktap_plan("aux_pause_orphan", 1);
 	if (type < 0) {
 		ktap_skip(name, "no cs_etm PMU");
@@ -68,7 +74,9 @@ int main(void)
 	}
 
 	kmsg = kmsg_open();
+	watchdog_step("aux_pause sampler");
 	pause_ns = run_orphan(type, 0);
+	watchdog_step("aux_resume sampler");
 	resume_ns = run_orphan(type, 1);
 	splats = kmsg_splats(kmsg, 5);
 

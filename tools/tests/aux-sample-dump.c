@@ -24,12 +24,18 @@
 #include <stdlib.h>
 
 #include "aux-session.h"
+#include "watchdog.h"
 
 #define NR_THREADS	3	/* pinned to CPUs 1, 2, 3 */
 #define NR_SAMPLES	8	/* per thread and size */
 #define MAX_SAMPLES	(2 * NR_SAMPLES)
 #define MAX_SPIN_MS	2000	/* a bound, in case samples do not come */
 #define B64_LINE	96	/* base64 characters per data line */
+/*
+ * About 10 s on the model, most of it printing; 120 s for a slow emulated
+ * CPU on a busy host, well before the boot's timeout (600 s)
+ */
+#define WATCHDOG_SECONDS	120
 /*
  * 512KiB, which the TRBE does not fill in a test: the first sample after
  * the TRBE interrupt of a full buffer holds the trace since the handler
@@ -45,7 +51,7 @@ struct thread_run {
 	unsigned int size;
 	int tid;
 	int opened;
-	int nr, lost;
+	int nr, lost, malformed;
 	struct aux_sample_rec *samples[MAX_SAMPLES];
 };
 
@@ -60,6 +66,13 @@ static void keep_sample(const struct perf_event_header *h, const uint8_t *rec, v
 		t->lost++;
 	if (h->type != PERF_RECORD_SAMPLE)
 		return;
+	/* header, TID, CPU, the AUX size, then exactly that many bytes */
+	if (h->size < sizeof(struct aux_sample_rec) ||
+	    h->size != sizeof(struct aux_sample_rec) +
+		       ((const struct aux_sample_rec *)rec)->size) {
+		t->malformed++;
+		return;
+	}
 	if (t->nr == MAX_SAMPLES) {
 		t->lost++;
 		return;
@@ -96,6 +109,7 @@ static void *run_thread(void *arg)
 	}
 	aux_session_disable(&s);
 	aux_session_read(&s, keep_sample, t);
+	t->malformed += s.malformed;
 	aux_session_close(&s);
 	return NULL;
 }
@@ -156,20 +170,26 @@ static void test_size(unsigned int size)
 	struct thread_run t[NR_THREADS] = {};
 	pthread_t th[NR_THREADS];
 	char name[96];
-	int i, j, ok = 1;
+	int i, j, ok = 1, started[NR_THREADS];
 
+	watchdog_step("%u byte samples: take them", size);
 	for (i = 0; i < NR_THREADS; i++) {
 		t[i].cpu = i + 1;
 		t[i].size = size;
-		pthread_create(&th[i], NULL, run_thread, &t[i]);
+		errno = pthread_create(&th[i], NULL, run_thread, &t[i]);
+		started[i] = !errno;
+		if (errno)
+			ktap_diag("pthread_create: %s", strerror(errno));
 	}
 	for (i = 0; i < NR_THREADS; i++)
-		pthread_join(th[i], NULL);
+		if (started[i])
+			pthread_join(th[i], NULL);
 
+	watchdog_step("%u byte samples: print them", size);
 	for (i = 0; i < NR_THREADS; i++) {
-		ktap_diag("thread %d on CPU %d: %d samples, %d lost", t[i].tid, t[i].cpu,
-			  t[i].nr, t[i].lost);
-		ok &= t[i].opened && t[i].nr == NR_SAMPLES && !t[i].lost;
+		ktap_diag("thread %d on CPU %d: %d samples, %d lost, %d malformed", t[i].tid,
+			  t[i].cpu, t[i].nr, t[i].lost, t[i].malformed);
+		ok &= t[i].opened && t[i].nr == NR_SAMPLES && !t[i].lost && !t[i].malformed;
 		for (j = 0; j < t[i].nr; j++) {
 			print_sample(&t[i], t[i].samples[j]);
 			free(t[i].samples[j]);
@@ -184,6 +204,7 @@ int main(void)
 {
 	int nr = sizeof(sizes) / sizeof(sizes[0]), i;
 
+	watchdog_start(WATCHDOG_SECONDS);
 	cs_etm_type = pmu_type("cs_etm");
 	ktap_plan("aux_sample_dump", nr);
 	printf("AUXS plan");

@@ -17,9 +17,17 @@
 
 #include "ktap.h"
 #include "perf-util.h"
+#include "watchdog.h"
 
 #define DATA_PAGES	256	/* ring buffer pages, a power of 2 */
 #define U16_MAX		65535
+/*
+ * The tests take a few seconds on the model; 120 s leaves room for a slow
+ * emulated CPU on a busy host and still ends a hang well before the boot's
+ * timeout (600 s).
+ */
+#define WATCHDOG_SECONDS	120
+#define RACE_ROUNDS	200
 
 struct session {
 	int leader, sampler;
@@ -29,7 +37,7 @@ struct session {
 };
 
 struct sample_stats {
-	int nr, bad_size, with_trace, all_zero, bad_tid, bad_cpu;
+	int nr, bad_size, with_trace, all_zero, bad_tid, bad_cpu, malformed;
 };
 
 static long page_size;
@@ -124,16 +132,33 @@ static struct sample_stats session_samples(struct session *s, unsigned long want
 		/* Records may wrap around the end of the ring: copy them out */
 		for (i = 0; i < sizeof(h); i++)
 			((uint8_t *)&h)[i] = data[(off + i) % ring];
+		if (h.size < sizeof(h) || off + h.size > head) {
+			/* A malformed ring buffer: report it, read no further */
+			ktap_diag("malformed ring buffer: type %u size %u at %llu, head %llu",
+				  h.type, h.size, (unsigned long long)off,
+				  (unsigned long long)head);
+			st.malformed++;
+			break;
+		}
 		for (i = 0; i < h.size; i++)
 			rec[i] = data[(off + i) % ring];
 		off += h.size;
 		if (h.type != PERF_RECORD_SAMPLE)
 			continue;
 
+		st.nr++;
+		/* header, TID, CPU, the AUX size, then exactly that many bytes */
+		if (h.size < 32) {
+			st.malformed++;
+			continue;
+		}
 		memcpy(&rtid, rec + 12, 4);
 		memcpy(&rcpu, rec + 16, 4);
 		memcpy(&size, rec + 24, 8);
-		st.nr++;
+		if (h.size != 32 + size) {
+			st.malformed++;
+			continue;
+		}
 		st.bad_size += size != want;
 		st.bad_tid += (int)rtid != tid;
 		st.bad_cpu += (int)rcpu != cpu;
@@ -166,10 +191,11 @@ static void test_sample_size(unsigned int sample_size, int aux_pages)
 	}
 	session_run(&s, 100);
 	st = session_samples(&s, want, gettid(), 1);
-	ok = st.nr > 0 && !st.bad_size && st.with_trace > 0 && !st.bad_tid && !st.bad_cpu;
+	ok = st.nr > 0 && !st.bad_size && st.with_trace > 0 && !st.bad_tid && !st.bad_cpu &&
+	     !st.malformed;
 	if (!ok)
-		ktap_diag("%d samples: %d of a wrong size, %d with trace, %d of another thread, %d of another CPU",
-			  st.nr, st.bad_size, st.with_trace, st.bad_tid, st.bad_cpu);
+		ktap_diag("%d samples: %d of a wrong size, %d with trace, %d of another thread, %d of another CPU, %d malformed",
+			  st.nr, st.bad_size, st.with_trace, st.bad_tid, st.bad_cpu, st.malformed);
 	ktap_result(ok, name);
 	session_close(&s);
 }
@@ -188,9 +214,10 @@ static void test_paused(void)
 	}
 	session_run(&s, 50);
 	st = session_samples(&s, 4096, gettid(), 2);
-	ok = st.nr > 0 && st.all_zero == st.nr && !st.bad_size;
+	ok = st.nr > 0 && st.all_zero == st.nr && !st.bad_size && !st.malformed;
 	if (!ok)
-		ktap_diag("%d samples, %d all zeros, %d of a wrong size", st.nr, st.all_zero, st.bad_size);
+		ktap_diag("%d samples, %d all zeros, %d of a wrong size, %d malformed", st.nr,
+			  st.all_zero, st.bad_size, st.malformed);
 	ktap_result(ok, name);
 	session_close(&s);
 }
@@ -201,6 +228,7 @@ static void test_small_buffer(void)
 	const char *name = "10kHz samples from a 2 page AUX buffer, across TRBE interrupts";
 	struct session s;
 	struct sample_stats st;
+	long irqs;
 	int ok;
 
 	pin_to_cpu(3);
@@ -208,47 +236,83 @@ static void test_small_buffer(void)
 		ktap_result(0, name);
 		return;
 	}
+	irqs = trbe_interrupts(3);
 	session_run(&s, 200);
+	irqs = irqs < 0 ? -1 : trbe_interrupts(3) - irqs;
 	st = session_samples(&s, 4096, gettid(), 3);
-	ok = st.nr > 0 && !st.bad_size;
-	if (!ok)
-		ktap_diag("%d samples, %d of a wrong size", st.nr, st.bad_size);
+	/* The samples must have crossed at least one TRBE interrupt */
+	ok = st.nr > 0 && !st.bad_size && !st.malformed && !st.bad_tid && !st.bad_cpu &&
+	     irqs > 0;
+	ktap_diag("%d samples: %d of a wrong size, %d malformed, %d with trace, %ld TRBE interrupts on CPU 3",
+		  st.nr, st.bad_size, st.malformed, st.with_trace, irqs);
 	ktap_result(ok, name);
 	session_close(&s);
 }
 
+struct race {
+	int cpu, opened;
+	struct sample_stats st;
+};
+
 static void *race_thread(void *arg)
 {
-	int cpu = (long)arg, i;
+	struct race *r = arg;
 	struct session s;
+	int i, tid = gettid();
 
-	pin_to_cpu(cpu);
+	pin_to_cpu(r->cpu);
 	if (session_open(&s, 8192, 4, 0, 50000))
-		return (void *)1;
-	for (i = 0; i < 200; i++) {
+		return NULL;
+	r->opened = 1;
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		struct sample_stats st;
+
 		ioctl(s.leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 		spin_ms(1);
 		ioctl(s.leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
-		session_samples(&s, 8192, 0, cpu);
+		st = session_samples(&s, expected_size(8192, s.aux_size), tid, r->cpu);
+		r->st.nr += st.nr;
+		r->st.bad_size += st.bad_size;
+		r->st.with_trace += st.with_trace;
+		r->st.all_zero += st.all_zero;
+		r->st.bad_tid += st.bad_tid;
+		r->st.bad_cpu += st.bad_cpu;
+		r->st.malformed += st.malformed;
 	}
 	session_close(&s);
 	return NULL;
 }
 
-/* Enable and disable while sampling, on every CPU at once */
+/*
+ * Enable and disable while sampling, on every CPU at once: each thread
+ * gets samples, each of the exact size, well formed, of its thread and
+ * CPU, and some of them with trace
+ */
 static void test_stop_races(void)
 {
+	struct race r[4] = {};
 	pthread_t t[4];
-	void *ret;
-	int i, failed = 0;
+	int i, ok = 1, started[4] = {};
 
-	for (i = 0; i < 4; i++)
-		pthread_create(&t[i], NULL, race_thread, (void *)(long)i);
 	for (i = 0; i < 4; i++) {
-		pthread_join(t[i], &ret);
-		failed += ret != NULL;
+		r[i].cpu = i;
+		errno = pthread_create(&t[i], NULL, race_thread, &r[i]);
+		started[i] = !errno;
+		if (errno)
+			ktap_diag("pthread_create: %s", strerror(errno));
 	}
-	ktap_result(!failed, "enable/disable racing 20kHz samples on 4 CPUs");
+	for (i = 0; i < 4; i++) {
+		struct sample_stats *st = &r[i].st;
+
+		if (started[i])
+			pthread_join(t[i], NULL);
+		ktap_diag("CPU %d: %d samples: %d of a wrong size, %d malformed, %d with trace, %d of another thread, %d of another CPU",
+			  i, st->nr, st->bad_size, st->malformed, st->with_trace, st->bad_tid,
+			  st->bad_cpu);
+		ok &= started[i] && r[i].opened && st->nr > 0 && !st->bad_size &&
+		      !st->malformed && st->with_trace > 0 && !st->bad_tid && !st->bad_cpu;
+	}
+	ktap_result(ok, "enable/disable racing 20kHz samples on 4 CPUs");
 }
 
 int main(void)
@@ -259,6 +323,7 @@ int main(void)
 	};
 	int nr = sizeof(names) / sizeof(names[0]), i;
 
+	watchdog_start(WATCHDOG_SECONDS);
 	page_size = sysconf(_SC_PAGESIZE);
 	cs_etm_type = pmu_type("cs_etm");
 	ktap_plan("aux_sample_trbe", nr);
@@ -268,12 +333,19 @@ int main(void)
 		return 0;
 	}
 
+	watchdog_step("4096 byte samples");
 	test_sample_size(4096, 16);
+	watchdog_step("16384 byte samples");
 	test_sample_size(16384, 16);
+	watchdog_step("65536 byte samples");
 	test_sample_size(65536, 32);
+	watchdog_step("1MiB samples");
 	test_sample_size(1 << 20, 32);
+	watchdog_step("a paused event");
 	test_paused();
+	watchdog_step("small buffer");
 	test_small_buffer();
+	watchdog_step("stop races on 4 CPUs");
 	test_stop_races();
 	return 0;
 }

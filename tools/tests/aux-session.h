@@ -29,6 +29,7 @@ struct aux_session {
 	struct perf_event_mmap_page *pc;
 	void *aux;
 	size_t aux_size;
+	int malformed;		/* records that did not fit the ring buffer */
 };
 
 static inline long aux_page_size(void)
@@ -130,7 +131,9 @@ static inline void aux_session_disable(struct aux_session *s)
 /*
  * Call @fn for each new record in the ring buffer, in order, with the
  * record copied out (records may wrap around the end of the ring), then
- * consume them. Returns the number of records.
+ * consume them. Returns the number of records, or -1 for a malformed ring
+ * buffer (a record shorter than its header or past data_head): it is
+ * reported, counted in s->malformed, and the rest of the ring is skipped.
  */
 static inline int aux_session_read(struct aux_session *s,
 				   void (*fn)(const struct perf_event_header *h,
@@ -150,6 +153,14 @@ static inline int aux_session_read(struct aux_session *s,
 
 		for (i = 0; i < sizeof(h); i++)
 			((uint8_t *)&h)[i] = data[(off + i) % ring];
+		if (h.size < sizeof(h) || off + h.size > head) {
+			ktap_diag("malformed ring buffer: type %u size %u at %llu, head %llu",
+				  h.type, h.size, (unsigned long long)off,
+				  (unsigned long long)head);
+			s->malformed++;
+			nr = -1;
+			break;
+		}
 		for (i = 0; i < h.size; i++)
 			rec[i] = data[(off + i) % ring];
 		off += h.size;

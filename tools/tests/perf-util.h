@@ -108,6 +108,33 @@ static inline void pin_to_cpu(int cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/*
+ * The TRBE maintenance interrupts taken by @cpu so far, from
+ * /proc/interrupts; -1 if there is no TRBE interrupt
+ */
+static inline long trbe_interrupts(int cpu)
+{
+	char line[512];
+	long n = -1;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line;
+		int i;
+
+		if (!strstr(line, "trbe"))
+			continue;
+		strtol(p, &p, 10);	/* the IRQ number */
+		p++;			/* its colon */
+		for (i = 0; i <= cpu; i++)
+			n = strtol(p, &p, 10);
+	}
+	fclose(f);
+	return n;
+}
+
 /* Busy loop for @ms milliseconds: code for the trace unit to trace */
 static inline void spin_ms(int ms)
 {

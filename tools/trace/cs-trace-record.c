@@ -31,12 +31,20 @@
 #include "cs-trace-dump.h"
 #include "ktap.h"
 #include "perf-util.h"
+#include "watchdog.h"
 
 #define DATA_PAGES	64		/* ring buffer pages, a power of 2 */
 #define AUX_PAGES	256		/* 1MB: the whole trace of a recording */
 #define SMALL_AUX_PAGES	16		/* 64KB: less than the ETR buffer */
 #define NR_CHILDREN	3
 #define MAX_IDS		16		/* CPUs */
+/*
+ * The recordings take about 20 s on the model; 300 s for a slow emulated
+ * CPU on a busy host (printing 1MB AUX buffers in hex is slow), well
+ * before the boot's timeout (600 s). A child must end within CHILD_SECONDS.
+ */
+#define WATCHDOG_SECONDS	300
+#define CHILD_SECONDS		60
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define CS_ETM_PMU	"/sys/bus/event_source/devices/cs_etm"
@@ -69,7 +77,7 @@ struct event {
 };
 
 struct result {
-	int nr_aux, truncated, nr_ids;
+	int nr_aux, truncated, nr_ids, malformed, lost_children;
 	int id[MAX_IDS], id_cpu[MAX_IDS];
 	pid_t children[NR_CHILDREN];
 };
@@ -202,6 +210,15 @@ static void spin(unsigned long n)
  * on all CPUs, the children run at once, each on a CPU of its own, so
  * that every CPU traces user space.
  */
+/* Wait up to CHILD_SECONDS for child @pid, then kill it: 0, or -1 */
+static int reap(pid_t pid)
+{
+	if (pid <= 0)
+		return 0;
+	watchdog_step("wait for child %d", pid);
+	return watchdog_reap(pid, CHILD_SECONDS, watchdog_step_name) < 0 ? -1 : 0;
+}
+
 static void workload(const struct recording *rec, struct result *r)
 {
 	if (rec->kind == WRAP) {
@@ -223,13 +240,18 @@ static void workload(const struct recording *rec, struct result *r)
 			spin(3000);
 			_exit(0);
 		}
+		if (r->children[i] < 0)
+			ktap_diag("fork: %s", strerror(errno));
 		if (rec->kind != ALL_CPUS)
-			waitpid(r->children[i], NULL, 0);
+			r->lost_children += reap(r->children[i]) < 0;
 		spin(3000);
 		syscall(SYS_getppid);
 	}
-	while (wait(NULL) > 0)
-		;
+	if (rec->kind == ALL_CPUS)
+		for (int i = 0; i < NR_CHILDREN; i++)
+			r->lost_children += reap(r->children[i]) < 0;
+	for (int i = 0; i < NR_CHILDREN; i++)
+		r->lost_children += r->children[i] < 0;
 }
 
 static void note_trace_id(struct result *r, int id, int cpu)
@@ -257,8 +279,13 @@ static void read_records(struct perf_event_mmap_page *pc, struct result *r)
 		struct perf_event_header *h = (void *)(data + off);
 		uint64_t *p = (uint64_t *)(h + 1);
 
-		if (!h->size)
+		if (h->size < sizeof(*h) || off + h->size > head) {
+			ktap_diag("malformed ring buffer: type %u size %u at %llu, head %llu",
+				  h->type, h->size, (unsigned long long)off,
+				  (unsigned long long)head);
+			r->malformed++;
 			break;
+		}
 		if (h->type == PERF_RECORD_AUX) {
 			r->nr_aux++;
 			if (p[2] & PERF_AUX_FLAG_TRUNCATED)
@@ -471,6 +498,7 @@ static void run_recording(const struct recording *rec, enum topology topo)
 		ktap_result(0, rec->name);
 		return;
 	}
+	watchdog_step("%s", rec->name);
 	bytes = record(rec, topo, &r);
 	if (topo == TOPO_ETR) {
 		char sts[32] = "?";
@@ -479,7 +507,9 @@ static void run_recording(const struct recording *rec, enum topology topo)
 		ktap_diag("%s: tmc_etr0 STS after the recording: %s", rec->name,
 			  sts);
 	}
-	ok = bytes > 0 && r.nr_aux > 0 && r.nr_ids > 0;
+	ok = bytes > 0 && r.nr_aux > 0 && r.nr_ids > 0 && !r.malformed && !r.lost_children;
+	if (r.lost_children)
+		ktap_diag("%s: %d children not forked or not ended", rec->name, r.lost_children);
 	/* Each CPU traced, with a trace ID of its own */
 	if (rec->kind == ALL_CPUS)
 		ok = ok && r.nr_ids == nr_cpus;
@@ -499,6 +529,7 @@ int main(void)
 	int n;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	watchdog_start(WATCHDOG_SECONDS);
 	page_size = sysconf(_SC_PAGESIZE);
 	nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (nr_cpus > MAX_IDS)

@@ -27,10 +27,17 @@
 #include <stdlib.h>
 
 #include "aux-session.h"
+#include "watchdog.h"
 
 #define AUX_PAGES	128	/* 512KiB: the TRBE does not fill in a case */
 #define MAX_ROUNDS	400	/* milliseconds or cycles to wait for the fault */
 #define SESSIONS	3
+/*
+ * Each case takes at most SESSIONS * MAX_ROUNDS ms of spinning, a few
+ * seconds on the model; 120 s for a slow emulated CPU on a busy host,
+ * well before the boot's timeout (600 s)
+ */
+#define WATCHDOG_SECONDS	120
 
 enum fault_path { PATH_NONE, PATH_SNAPSHOT, PATH_IRQ, PATH_STOP };
 
@@ -80,30 +87,6 @@ static void note_record(const struct perf_event_header *h, const uint8_t *rec, v
 		r->after++;
 		r->after_with_trace += trace;
 	}
-}
-
-/* The TRBE maintenance interrupts taken by @cpu so far */
-static long trbe_interrupts(int cpu)
-{
-	char line[512];
-	long n = -1;
-	FILE *f = fopen("/proc/interrupts", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line;
-		int i;
-
-		if (!strstr(line, "trbe"))
-			continue;
-		strtol(p, &p, 10);	/* the IRQ number */
-		p++;			/* its colon */
-		for (i = 0; i <= cpu; i++)
-			n = strtol(p, &p, 10);
-	}
-	fclose(f);
-	return n;
 }
 
 static uint64_t time_enabled(int fd)
@@ -175,6 +158,8 @@ static enum fault_path run_session(enum fault_case c, int cpu)
 	irqs = trbe_interrupts(cpu) - irqs;
 	aux_session_disable(&s);
 	aux_session_close(&s);
+	if (s.malformed)
+		ktap_diag("CPU %d: malformed ring buffer", cpu);
 
 	if (!r.truncated)
 		path = PATH_NONE;
@@ -187,7 +172,7 @@ static enum fault_path run_session(enum fault_case c, int cpu)
 	ktap_diag("CPU %d: %d rounds, %d AUX samples (%d with trace), %d TRUNCATED, then %d samples (%d with trace), time enabled %s, %ld TRBE interrupts: fault handled by %s",
 		  cpu, i, r.samples, r.with_trace, r.truncated, r.after, r.after_with_trace,
 		  t0 == t1 ? "stopped" : "still running", irqs, path_names[path]);
-	ok = r.truncated && !r.after_with_trace && t0 == t1;
+	ok = r.truncated && !r.after_with_trace && t0 == t1 && !s.malformed;
 	return ok ? path : PATH_NONE;
 }
 
@@ -197,6 +182,7 @@ static void test_case(enum fault_case c, int cpu, enum fault_path want, const ch
 	int i, ok = 1;
 
 	for (i = 0; i < SESSIONS && path != want; i++) {
+		watchdog_step("%s: session %d on CPU %d", name, i, cpu);
 		path = run_session(c, cpu);
 		ok &= path != PATH_NONE;
 	}
@@ -212,6 +198,7 @@ int main(void)
 	};
 	int i;
 
+	watchdog_start(WATCHDOG_SECONDS);
 	cs_etm_type = pmu_type("cs_etm");
 	ktap_plan("aux_sample_fault", 3);
 	if (cs_etm_type < 0 || access("/sys/bus/coresight/devices/trbe0", F_OK)) {
