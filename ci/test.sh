@@ -76,7 +76,8 @@ stage boot-debug env KERNEL_ARGS="cs_etm_fuzz=${FUZZ_SECONDS:-90}${FUZZ_SEED:+ c
 stage aux-samples-debug run check-aux-samples series-debug
 stage trbe-fault-debug run boot-trbe-fault series-debug
 stage debug-results python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series-debug.log" \
-	"$LOGS/aux-samples-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log"
+	"$LOGS/aux-samples-series-debug.log" "$LOGS/aux-latest-series-debug.log" \
+	"$LOGS/boot-trbe-fault-series-debug.log"
 stage prove-tests-fail run prove-tests-fail
 
 . "$WORK/base.env"
@@ -90,6 +91,6 @@ echo "total: $((SECONDS - total))s"
 grep -E '^(not )?ok [0-9]+ fuzz' "$LOGS/boot-series-debug.log" | sed 's/^/debug boot: /' ||
 	echo "debug boot: no fuzz result"
 python3 "$CI_DIR/ktap-results.py" "$LOGS/boot-series.log" "$LOGS/aux-samples-series.log" \
-	"$LOGS/boot-trbe-fault-series.log" "$LOGS/boot-trace-on.log" "$LOGS/boot-trace-etr.log" \
+	"$LOGS/aux-latest-series.log" "$LOGS/boot-trbe-fault-series.log" "$LOGS/boot-trace-on.log" "$LOGS/boot-trace-etr.log" \
 	"$LOGS/boot-etr-share-series.log" "$LOGS/etr-share-check-series.log" \
 	"$LOGS/perf-sample.ktap" "$LOGS/perf-sample-base.ktap"
