@@ -10,7 +10,18 @@ no context ID but the thread's. Prints KTAP, one result per sample size
 of the dump's plan; a size passes when no sample is bad, every thread has
 a checked sample, and at least 90% of the samples with trace are checked
 (a sample without an A-Sync and a context ID after it cannot be).
-Usage: check-aux-samples.py LOG ETEDEC WORKDIR
+
+With --latest, decode the samples of tools/tests/aux-sample-latest.c
+instead, each taken at the page fault of a known store, and check that
+each one holds the latest trace: it must end with the Exception packet of
+the fault, whose return address is the sample's IP, the store of the
+touch_*() function of the sample's iteration, right after the address of
+that function (the target of the BLR that called it) and the 8 atoms of
+the iteration number; if an after_*() function, called after each fault,
+is in the sample, the last one must be that of the previous iteration.
+One result per sample size; a size passes when all the samples the boot
+promised are there, and each decodes and ends as it must.
+Usage: check-aux-samples.py [--latest] LOG ETEDEC WORKDIR
 """
 import base64
 import collections
@@ -20,33 +31,39 @@ import subprocess
 import sys
 import zlib
 
-LINE = re.compile(r"^AUXS (\d+) (begin|data|end) ?(.*)$")
-PLAN = re.compile(r"^AUXS plan((?: \d+)+)$")
+DUMP_FIELDS = ("size", "thread_cpu", "thread_tid", "cpu", "tid", "bytes", "zeros", "crc")
+LATEST_FIELDS = ("size", "iter", "ip", "thread_cpu", "thread_tid", "cpu", "tid", "bytes",
+                 "zeros", "crc")
 # perf core caps a sample at 64KiB less its header, TID, CPU and size fields
 MAX_PAYLOAD = (65535 - 4 * 8) & ~7
+# and, for those of aux-sample-latest, its IP field
+MAX_PAYLOAD_IP = (65535 - 5 * 8) & ~7
 MIN_CHECKED = 0.9
 
 
-def read_dump(path):
-    """Return the plan (sample sizes) and the samples, in the order printed."""
-    plan, samples, cur = None, [], {}
+def read_dump(path, prefix="AUXS", fields=DUMP_FIELDS):
+    """Return the plan (the numbers of the plan line), the other lines of
+    the dump that are not samples, and the samples, in the order printed."""
+    line_re = re.compile(rf"^{prefix} (\d+) (begin|data|end) ?(.*)$")
+    plan_re = re.compile(rf"^{prefix} plan((?: \d+)+)$")
+    plan, other, samples, cur = None, [], [], {}
     with open(path, errors="replace") as f:
         for raw in f:
             line = raw.rstrip("\r\n")
-            m = PLAN.match(line)
+            m = plan_re.match(line)
             if m:
                 plan = [int(x) for x in m.group(1).split()]
                 continue
-            m = LINE.match(line)
+            m = line_re.match(line)
             if not m:
+                if line.startswith(prefix + " "):
+                    other.append(line)
                 continue
             n, what, rest = int(m.group(1)), m.group(2), m.group(3)
             if what == "begin":
-                f_ = rest.split()
-                cur[n] = {"size": int(f_[0]), "thread_cpu": int(f_[1]),
-                          "thread_tid": int(f_[2]), "cpu": int(f_[3]),
-                          "tid": int(f_[4]), "bytes": int(f_[5]),
-                          "zeros": int(f_[6]), "crc": int(f_[7], 16), "b64": []}
+                cur[n] = {k: int(v, 16 if k in ("crc", "ip") else 10)
+                          for k, v in zip(fields, rest.split())}
+                cur[n]["b64"] = []
             elif what == "data" and n in cur:
                 cur[n]["b64"].append(rest)
             elif what == "end" and n in cur:
@@ -56,15 +73,15 @@ def read_dump(path):
                 except ValueError:
                     s["data"] = b""
                 samples.append(s)
-    return plan, samples
+    return plan, other, samples
 
 
-def check(s, etedec, workdir):
+def check(s, etedec, workdir, max_payload=MAX_PAYLOAD):
     """Classify one sample: good, bad, unchecked (no sync point) or empty."""
     data = s["data"]
     if len(data) != s["bytes"] or zlib.crc32(data) != s["crc"]:
         return "bad", "payload garbled on the console (CRC or length mismatch)"
-    want = min(s["size"], MAX_PAYLOAD)
+    want = min(s["size"], max_payload)
     if s["bytes"] != want:
         return "bad", f"{s['bytes']} bytes, not {want}"
     if s["tid"] != s["thread_tid"] or s["cpu"] != s["thread_cpu"]:
@@ -84,10 +101,82 @@ def check(s, etedec, workdir):
     return {0: "good", 3: "unchecked"}.get(r.returncode, "bad"), out
 
 
+def check_latest(s, funcs, etedec, workdir):
+    """Does a sample of aux-sample-latest end with the trace of its fault?"""
+    verdict, out = check(s, etedec, workdir, MAX_PAYLOAD_IP)
+    if verdict != "good":
+        return False, f"{verdict}: {out}"
+    it, letter = s["iter"], "ab"[s["iter"] & 1]
+    entry, store = funcs[f"touch_{letter}"], funcs[f"touch_{letter}_store"]
+    prev_after = funcs[f"after_{'ab'[(it - 1) & 1]}"]
+    afters = {funcs["after_a"], funcs["after_b"]}
+    if s["ip"] != store:
+        return False, f"IP {s['ip']:#x}, not the store of touch_{letter}() at {store:#x}"
+    m = re.search(r"aux-sample: last:([^/]*)", out)
+    tail = m.group(1).split() if m else []
+    why = f"iteration {it}, touch_{letter}() at {entry:#x}, store at {store:#x}; ends:"
+    why += " " + " ".join(tail[-8:])
+    # The Exception packet of the fault, nothing after it
+    if not tail or tail[-1] != f"X:{store:#x}":
+        return False, why
+    # Back to the BLR target touch_*(): the atoms of the TBNZs, maybe cut
+    # by an interrupt in touch_*() (its Exception and where trace resumes)
+    atoms, i = "", len(tail) - 2
+    while i >= 0 and not tail[i] == f"A:{entry:#x}":
+        kind, val = tail[i][0], tail[i].split(":")[1]
+        if kind == "T" or entry <= int(val, 16) <= store:
+            atoms = (val if kind == "T" else "") + atoms
+            i -= 1
+            continue
+        return False, why
+    bits = "".join("E" if it >> b & 1 else "N" for b in range(8))
+    if i < 0 or atoms != bits:
+        return False, f"{why} (atoms {atoms or 'none'}, not {bits})"
+    # The last after_*() before it, if any, ran after the previous fault
+    last_after = [int(t[2:], 16) for t in tail[:i] if t[:2] == "A:" and int(t[2:], 16) in afters]
+    if last_after and last_after[-1] != prev_after:
+        return False, f"{why} (after_*() at {last_after[-1]:#x}, not {prev_after:#x})"
+    return True, why
+
+
+def main_latest(log, etedec, workdir):
+    os.makedirs(workdir, exist_ok=True)
+    plan, other, samples = read_dump(log, "AUXL", LATEST_FIELDS)
+    print("KTAP version 1\n# aux_sample_latest_decode")
+    if not plan:
+        print("1..1\n# no AUXL plan line in " + log)
+        print("not ok 1 the boot printed AUX samples taken at page faults")
+        return 1
+    funcs = {}
+    for line in other:
+        if line.startswith("AUXL functions "):
+            funcs = {k: int(v, 16) for k, v in (x.split("=") for x in line.split()[2:])}
+    nr, sizes = plan[0], plan[1:]
+    print(f"1..{len(sizes)}")
+    failed = 0
+    for i, size in enumerate(sizes, 1):
+        good = bad = 0
+        for s in (s for s in samples if s["size"] == size):
+            ok, why = check_latest(s, funcs, etedec, workdir) if funcs else (False, "no functions")
+            good += ok
+            bad += not ok
+            if not ok and bad <= 5:
+                print(f"# bad: sample at {s['ip']:#x} of thread {s['thread_tid']}: {why}")
+        print(f"# {size} byte samples: {good + bad} of {nr}, {good} end with the trace "
+              f"of their fault, {bad} do not")
+        ok = good == nr and not bad
+        failed += not ok
+        print(f"{'ok' if ok else 'not ok'} {i} {size} byte samples taken at page faults end "
+              f"with the trace of the faulting store: its function, iteration and IP")
+    return 1 if failed else 0
+
+
 def main(argv):
+    if argv[:1] == ["--latest"]:
+        return main_latest(*argv[1:])
     log, etedec, workdir = argv
     os.makedirs(workdir, exist_ok=True)
-    plan, samples = read_dump(log)
+    plan, _, samples = read_dump(log)
     print("KTAP version 1\n# aux_sample_decode")
     if not plan:
         print("1..1\n# no AUXS plan line in " + log)

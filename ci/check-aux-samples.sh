@@ -1,9 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Decode, with OpenCSD, every AUX sample that tools/tests/aux-sample-dump
-# printed in the boot log $LOGS/boot-$1.log (see ci/check-aux-samples.py).
-# The KTAP results go to $LOGS/aux-samples-$1.log, for ci/ktap-results.py;
-# fails if a sample size fails.
+# printed in the boot log $LOGS/boot-$1.log (see ci/check-aux-samples.py),
+# and, with --latest, those that tools/tests/aux-sample-latest took at
+# known page faults: each must end with the trace of its fault.
+# The KTAP results go to $LOGS/aux-samples-$1.log and
+# $LOGS/aux-latest-$1.log, for ci/ktap-results.py; fails if a sample size
+# fails.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,5 +23,11 @@ rc=0
 python3 "$CI_DIR/check-aux-samples.py" "$boot_log" "$etedec" "$WORK/aux-samples-$name" \
 	> "$LOGS/aux-samples-$name.log" || rc=$?
 grep -E '^(ok|not ok|# [0-9]+ byte samples:)' "$LOGS/aux-samples-$name.log" | sed 's/^/  /'
+latest_rc=0
+python3 "$CI_DIR/check-aux-samples.py" --latest "$boot_log" "$etedec" \
+	"$WORK/aux-latest-$name" > "$LOGS/aux-latest-$name.log" || latest_rc=$?
+grep -E '^(ok|not ok|# [0-9]+ byte samples:)' "$LOGS/aux-latest-$name.log" | sed 's/^/  /'
 [ $rc -eq 0 ] || die "AUX samples of boot $name do not decode as they must, see $LOGS/aux-samples-$name.log"
-log "$name: every AUX sample decodes"
+[ $latest_rc -eq 0 ] ||
+	die "AUX samples of boot $name do not end with the latest trace, see $LOGS/aux-latest-$name.log"
+log "$name: every AUX sample decodes, and ends with the latest trace"

@@ -78,7 +78,8 @@ stage boot-debug env KERNEL_ARGS="cs_etm_fuzz=${FUZZ_SECONDS:-90}${FUZZ_SEED:+ c
 stage aux-samples-debug run check-aux-samples series-debug
 stage trbe-fault-debug run boot-trbe-fault series-debug
 stage debug-results run results debug --require-kunit "$LOGS/boot-series-debug.log" \
-	"$LOGS/aux-samples-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log"
+	"$LOGS/aux-samples-series-debug.log" "$LOGS/aux-latest-series-debug.log" \
+	"$LOGS/boot-trbe-fault-series-debug.log"
 stage prove-tests-fail run prove-tests-fail
 
 . "$WORK/base.env"
@@ -97,13 +98,14 @@ echo "total: $((SECONDS - total))s"
 # not in the total.
 echo "=== results (per stage; the last line adds up the series' tests)"
 run results boot-series --require-kunit --allow-skip "no CPU hotplug" "$LOGS/boot-series.log" || true
-run results aux-samples "$LOGS/aux-samples-series.log" || true
+run results aux-samples "$LOGS/aux-samples-series.log" "$LOGS/aux-latest-series.log" || true
 run results trbe-fault "$LOGS/boot-trbe-fault-series.log" || true
 run results etr-share "$LOGS/boot-etr-share-series.log" "$LOGS/etr-share-check-series.log" || true
 run results perf-sample "$LOGS/perf-sample.ktap" || true
 run results perf-sample-base "$LOGS/perf-sample-base.ktap" || true
 run results debug --require-kunit "$LOGS/boot-series-debug.log" \
-	"$LOGS/aux-samples-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log" || true
+	"$LOGS/aux-samples-series-debug.log" "$LOGS/aux-latest-series-debug.log" \
+	"$LOGS/boot-trbe-fault-series-debug.log" || true
 run results model "$LOGS/boot-trace-on.log" \
 	"$LOGS/trace-check-on.log" "$LOGS/boot-trace-etr.log" "$LOGS/trace-check-etr.log" || true
 run results --total boot-series aux-samples trbe-fault etr-share perf-sample perf-sample-base

@@ -24,13 +24,13 @@
 #include <stdlib.h>
 
 #include "aux-session.h"
+#include "cs-trace-dump.h"
 #include "watchdog.h"
 
 #define NR_THREADS	3	/* pinned to CPUs 1, 2, 3 */
 #define NR_SAMPLES	8	/* per thread and size */
 #define MAX_SAMPLES	(2 * NR_SAMPLES)
 #define MAX_SPIN_MS	2000	/* a bound, in case samples do not come */
-#define B64_LINE	96	/* base64 characters per data line */
 /*
  * About 10 s on the model, most of it printing; 120 s for a slow emulated
  * CPU on a busy host, well before the boot's timeout (600 s)
@@ -114,43 +114,6 @@ static void *run_thread(void *arg)
 	return NULL;
 }
 
-static uint32_t crc32(const uint8_t *p, size_t n)
-{
-	uint32_t crc = ~0U;
-	int k;
-
-	while (n--) {
-		crc ^= *p++;
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320U & -(crc & 1));
-	}
-	return ~crc;
-}
-
-static void print_base64(unsigned int n, const uint8_t *p, size_t len)
-{
-	static const char b64[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char line[B64_LINE + 1];
-	size_t i, o = 0;
-
-	for (i = 0; i < len; i += 3) {
-		uint32_t v = p[i] << 16;
-
-		v |= i + 1 < len ? p[i + 1] << 8 : 0;
-		v |= i + 2 < len ? p[i + 2] : 0;
-		line[o++] = b64[v >> 18];
-		line[o++] = b64[(v >> 12) & 63];
-		line[o++] = i + 1 < len ? b64[(v >> 6) & 63] : '=';
-		line[o++] = i + 2 < len ? b64[v & 63] : '=';
-		if (o == B64_LINE || i + 3 >= len) {
-			line[o] = 0;
-			printf("AUXS %u data %s\n", n, line);
-			o = 0;
-		}
-	}
-}
-
 static void print_sample(const struct thread_run *t, const struct aux_sample_rec *r)
 {
 	uint64_t zeros;
@@ -160,8 +123,8 @@ static void print_sample(const struct thread_run *t, const struct aux_sample_rec
 		;
 	printf("AUXS %u begin %u %d %d %u %u %llu %llu %08x\n", n, t->size, t->cpu, t->tid,
 	       r->cpu, r->tid, (unsigned long long)r->size, (unsigned long long)zeros,
-	       crc32(r->data, r->size));
-	print_base64(n, r->data + zeros, r->size - zeros);
+	       cs_trace_crc32(r->data, r->size));
+	cs_trace_print_base64("AUXS", n, r->data + zeros, r->size - zeros);
 	printf("AUXS %u end\n", n);
 }
 

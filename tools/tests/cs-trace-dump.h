@@ -5,6 +5,10 @@
  * the caller starts and cs_trace_print_config() ends with the trace unit
  * configuration the decoder needs, the buffer as hex, and "CSTRACE-END".
  * Used by tools/trace/cs-trace-record.c and tools/etr-share/etr-share.c.
+ *
+ * AUX samples are printed in base64 instead, with a CRC, by
+ * cs_trace_print_base64() and cs_trace_crc32() (tools/tests/aux-sample-*.c,
+ * decoded by ci/check-aux-samples.py).
  */
 #ifndef CS_TRACE_DUMP_H
 #define CS_TRACE_DUMP_H
@@ -60,6 +64,48 @@ static inline void cs_trace_print_data(const unsigned char *aux, uint64_t size)
 	}
 	printf("CSTRACE-END\n");
 	fflush(stdout);
+}
+
+/* zlib's CRC-32 of @n bytes at @p */
+static inline uint32_t cs_trace_crc32(const uint8_t *p, size_t n)
+{
+	uint32_t crc = ~0U;
+	int k;
+
+	while (n--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320U & -(crc & 1));
+	}
+	return ~crc;
+}
+
+#define CS_TRACE_B64_LINE	96	/* base64 characters per line */
+
+/* @len bytes at @p in base64, on lines "@prefix @n data BASE64" */
+static inline void cs_trace_print_base64(const char *prefix, unsigned int n,
+					 const uint8_t *p, size_t len)
+{
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char line[CS_TRACE_B64_LINE + 1];
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i += 3) {
+		uint32_t v = p[i] << 16;
+
+		v |= i + 1 < len ? p[i + 1] << 8 : 0;
+		v |= i + 2 < len ? p[i + 2] : 0;
+		line[o++] = b64[v >> 18];
+		line[o++] = b64[(v >> 12) & 63];
+		line[o++] = i + 1 < len ? b64[(v >> 6) & 63] : '=';
+		line[o++] = i + 2 < len ? b64[v & 63] : '=';
+		if (o == CS_TRACE_B64_LINE || i + 3 >= len) {
+			line[o] = 0;
+			printf("%s %u data %s\n", prefix, n, line);
+			o = 0;
+		}
+	}
 }
 
 #endif

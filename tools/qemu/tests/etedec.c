@@ -9,6 +9,7 @@
  *        etedec -f FILE [configr [idr0 idr1 idr2 idr8]] [-m ADDR FILE]...
  *        etedec --aux-sample FILE TID (one AUX sample, see aux_sample_main())
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -575,13 +576,82 @@ static const ocsd_ete_cfg model_ete_cfg = {
  * sample is good, 2 if it is bad (zeros after the front, packet errors,
  * a context ID other than TID), 3 if it cannot be checked (no A-Sync, or
  * no context ID after it) and 1 on usage or I/O errors.
+ *
+ * A second line shows how the sample ends, for the check of
+ * ci/check-aux-samples.py --latest: its last AUX_SAMPLE_TAIL addresses and
+ * atoms, in order, "aux-sample: last: A:0x... T3:EEN X:0x...", where A is
+ * an address (a branch target, or where trace starts), X the return
+ * address of an Exception packet, and Tn the n atoms between two of them
+ * (the last 32 shown).
  */
+#define AUX_SAMPLE_TAIL		16
+#define AUX_SAMPLE_ATOMS	32
+
 struct aux_sample_check {
 	unsigned int tid;
 	unsigned long packets, errors, asyncs, overflows, incomplete;
 	unsigned long contexts, foreign;
 	unsigned int foreign_cid;
+	/* The tail: a ring of the last addresses and runs of atoms */
+	char tail[AUX_SAMPLE_TAIL][AUX_SAMPLE_ATOMS + 24];
+	unsigned long ntail, atoms;
+	char atom_run[AUX_SAMPLE_ATOMS + 1];
+	int exception;
 };
+
+static void aux_sample_tail_add(struct aux_sample_check *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->tail[c->ntail++ % AUX_SAMPLE_TAIL], sizeof(c->tail[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* The atoms ("; EEN") of an atom packet, then addresses, into the tail */
+static void aux_sample_tail_packet(struct aux_sample_check *c, const char *s)
+{
+	const char *p;
+	size_t len;
+
+	if (strstr(s, "I_ATOM")) {
+		for (p = strrchr(s, ';'); p && *p; p++) {
+			if (*p != 'E' && *p != 'N')
+				continue;
+			c->atoms++;
+			len = strlen(c->atom_run);
+			if (len == AUX_SAMPLE_ATOMS)
+				memmove(c->atom_run, c->atom_run + 1, --len);
+			c->atom_run[len] = *p;
+		}
+		return;
+	}
+	if (strstr(s, "I_EXCEPT")) {
+		c->exception = 1;
+		return;
+	}
+	p = strstr(s, "Addr=0x");
+	if (!p)
+		return;
+	if (c->atoms)
+		aux_sample_tail_add(c, "T%lu:%s", c->atoms, c->atom_run);
+	memset(c->atom_run, 0, sizeof(c->atom_run));
+	c->atoms = 0;
+	aux_sample_tail_add(c, "%c:0x%llx", c->exception ? 'X' : 'A', strtoull(p + 7, NULL, 16));
+	c->exception = 0;
+}
+
+static void aux_sample_print_tail(struct aux_sample_check *c)
+{
+	unsigned long i = c->ntail > AUX_SAMPLE_TAIL ? c->ntail - AUX_SAMPLE_TAIL : 0;
+
+	if (c->atoms)
+		aux_sample_tail_add(c, "T%lu:%s", c->atoms, c->atom_run);
+	printf("aux-sample: last:");
+	for (; i < c->ntail; i++)
+		printf(" %s", c->tail[i % AUX_SAMPLE_TAIL]);
+	printf("\n");
+}
 
 /*
  * The packet printer's output, one packet per call: "Idx:N; ID:10;
@@ -614,6 +684,7 @@ static void aux_sample_log_str(const void *ctx, const char *s, const int len)
 	} else if (strstr(s, "I_OVERFLOW")) {
 		c->overflows++;
 	}
+	aux_sample_tail_packet(c, s);
 	p = strstr(s, "CID=");
 	if (p) {
 		unsigned int cid = strtoul(p + 4, NULL, 16);
@@ -726,6 +797,8 @@ static int aux_sample_main(const char *file, unsigned int tid)
 	       c.contexts, c.foreign, tid, c.incomplete ? ", ends inside a packet" : "");
 	if (c.foreign)
 		printf("aux-sample: context ID %u in the sample of thread %u\n", c.foreign_cid, tid);
+	if (async >= 0)
+		aux_sample_print_tail(&c);
 	free(d);
 	if (runs || c.errors || c.foreign)
 		return 2;
