@@ -26,7 +26,7 @@ expect_failures() {
 	local name=$1 want got
 	shift
 	want=$(sort)
-	got=$({ python3 "$CI_DIR/ktap-results.py" "$@" || true; } |
+	got=$({ python3 "$CI_DIR/ktap-results.py" --allow-skip "no CPU hotplug" "$@" || true; } |
 	      sed -n 's/^FAILED: //p' | sort)
 	if [ "$want" != "$got" ]; then
 		diff <(echo "$want") <(echo "$got") | sed 's/^/  /'
@@ -128,13 +128,10 @@ coresight_perf_sink_sharing.test_perf_sink_use.per-thread, then CPU-wide of one 
 EOT
 # The ETR: the threads of one session share it again (their trace mixed,
 # or dropped with "ETR writes to another perf buffer"); the two sessions,
-# of two owners, still may not. KUnit runs in this boot too.
+# of two owners, still may not.
 bash "$CI_DIR/etr-share.sh" owner-pid-rule || true
 expect_failures "owner-pid-rule, ETR" "$LOGS/boot-etr-share-owner-pid-rule.log" \
 	"$LOGS/etr-share-check-owner-pid-rule.log" <<EOT
-coresight_perf_sink_sharing.test_perf_sink_use.per-thread, one owner, two targets
-coresight_perf_sink_sharing.test_perf_sink_use.CPU-wide, then per-thread of one owner
-coresight_perf_sink_sharing.test_perf_sink_use.per-thread, then CPU-wide of one owner
 threads-owner-last: the second event finds the ETR busy: PERF_RECORD_AUX with COLLISION
 threads-owner-first: the second event finds the ETR busy: PERF_RECORD_AUX with COLLISION
 one session, two threads, the ETR's claimer stops last: each AUX buffer holds its own thread's trace only, none lost, no WARN
