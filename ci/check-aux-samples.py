@@ -6,10 +6,16 @@ Reads the AUXS lines of a boot log, rebuilds each sample payload, checks
 its CRC, that its PERF_SAMPLE_TID/CPU are the sampling thread's and its
 size the one perf core promises, and runs `etedec --aux-sample` on it:
 zeros only at the front, no packet errors from the first A-Sync on, and
-no context ID but the thread's. Prints KTAP, one result per sample size
-of the dump's plan; a size passes when no sample is bad, every thread has
-a checked sample, and at least 90% of the samples with trace are checked
-(a sample without an A-Sync and a context ID after it cannot be).
+no context ID but the thread's, timestamps that do not go back. Prints
+KTAP, two results per sample size of the dump's plan. The first passes
+when no sample is bad, every thread has a checked sample, and at least 90%
+of the samples with trace are checked (a sample without an A-Sync and a
+context ID after it cannot be). The second is about recency: a sample
+holds the trace since the sink was last restarted, after the sample
+before it, so each timestamp decoded from a thread's sample is later than
+every timestamp of its earlier samples (the trace unit of the dump puts
+one in every sync sequence and at every exception); it passes when that
+holds and every thread has two samples with timestamps.
 
 With --latest, decode the samples of tools/tests/aux-sample-latest.c
 instead, each taken at the page fault of a known store, and check that
@@ -98,7 +104,33 @@ def check(s, etedec, workdir, max_payload=MAX_PAYLOAD):
     m = re.search(r"first A-Sync at (\d+)", out)
     if m and r.returncode == 0:
         s["decoded"] = len(data) - max(int(m.group(1)), s["zeros"])
+    m = re.search(r"(\d+) timestamps from (\d+) to (\d+)", out)
+    if m and int(m.group(1)):
+        s["ts"] = (int(m.group(2)), int(m.group(3)))
     return {0: "good", 3: "unchecked"}.get(r.returncode, "bad"), out
+
+
+def recency(samples, size):
+    """Check that each sample of a thread holds only newer trace than the
+    ones before it; return (ok, diagnostics)."""
+    diags, ordered, stale = [], collections.Counter(), 0
+    last = {}
+    for s in (s for s in samples if s["size"] == size and "ts" in s):
+        tid = s["thread_tid"]
+        first, end = s["ts"]
+        if tid in last:
+            ordered[tid] += 1
+            if first <= last[tid]:
+                stale += 1
+                diags.append(f"# stale: sample of thread {tid} on cpu {s['thread_cpu']}: "
+                             f"timestamps {first} to {end}, the samples before it "
+                             f"reached {last[tid]}")
+        last[tid] = max(last.get(tid, 0), end)
+    threads = {s["thread_tid"] for s in samples if s["size"] == size}
+    diags.append(f"# {size} byte samples: {sum(ordered.values())} ordered by timestamp "
+                 f"after an earlier one, {stale} not newer than the samples before them")
+    ok = not stale and len(threads) > 1 and all(ordered[t] for t in threads)
+    return ok, diags
 
 
 def check_latest(s, funcs, etedec, workdir):
@@ -182,7 +214,7 @@ def main(argv):
         print("1..1\n# no AUXS plan line in " + log)
         print("not ok 1 the boot printed AUX samples")
         return 1
-    print(f"1..{len(plan)}")
+    print(f"1..{2 * len(plan)}")
     failed = 0
     for i, size in enumerate(plan, 1):
         counts = collections.Counter()
@@ -204,8 +236,13 @@ def main(argv):
         ok = (with_trace > 0 and not counts["bad"] and len(threads) > 1 and
               all(threads.values()) and counts["good"] >= MIN_CHECKED * with_trace)
         failed += not ok
-        print(f"{'ok' if ok else 'not ok'} {i} {size} byte samples decode from their "
+        print(f"{'ok' if ok else 'not ok'} {2 * i - 1} {size} byte samples decode from their "
               f"first A-Sync with the sampled thread's context IDs only")
+        ok, diags = recency(samples, size)
+        failed += not ok
+        print("\n".join(diags))
+        print(f"{'ok' if ok else 'not ok'} {2 * i} {size} byte samples hold only trace "
+              f"newer than the samples of their thread before them")
     return 1 if failed else 0
 
 

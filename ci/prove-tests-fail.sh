@@ -14,6 +14,13 @@
 #  - the series with the sink checked at setup_aux() time, the design the
 #    review rejected (ci/negative/setup-aux-sink-rule.patch): the two
 #    sessions that take turns on the ETR fail;
+#  - mutations of the series (ci/negative/*.patch, each says what it
+#    breaks), built incrementally in one output directory: AUX samples
+#    with the padding at the back, the whole ring copied for an empty
+#    snapshot, a sample one byte short, up to a page too long (the KUnit
+#    layout suite), trace from before the last restart; a fatal TRBE fault
+#    not reported by update_buffer() (patch 4 undone); the shared-sink
+#    refusal removed. The tests of what each breaks must fail;
 #  - perf as it is before the perf patches of the series: the perf tests
 #    of AUX samples fail (ci/perf-sample-test.sh has the list).
 # Each boot must fail exactly as listed below, or this stage fails.
@@ -35,16 +42,22 @@ expect_failures() {
 	log "$name: $(echo "$got" | wc -l) tests fail, as expected"
 }
 
-# Build the series with ci/negative/$1 applied, as Image-$2; the tree is
-# clean again afterwards, also when the build fails
+# Build the series with ci/negative/$1 applied, as Image-$2, incrementally
+# in one output directory of its own, a copy of the series' build made
+# once: only what the mutation touches is rebuilt. The tree is clean again
+# afterwards, also when the build fails.
+NEG_KOUT=$WORK/kernel-negative
 build_negative() {
-	local rc=0
+	local rc=0 start=$SECONDS
 
 	git -C "$KSRC" checkout -q series
+	[ -d "$NEG_KOUT" ] || cp -a "$KOUT" "$NEG_KOUT"
 	git -C "$KSRC" apply "$CI_DIR/negative/$1"
-	bash "$CI_DIR/build-kernel.sh" HEAD "$2" || rc=$?
+	{ KOUT=$NEG_KOUT kmake Image > "$LOGS/build-$2.log" 2>&1 &&
+	  cp "$NEG_KOUT/arch/arm64/boot/Image" "$WORK/images/Image-$2"; } || rc=$?
 	git -C "$KSRC" checkout -q -- .
-	return $rc
+	[ $rc -eq 0 ] || die "$1 does not build, see $LOGS/build-$2.log"
+	log "built Image-$2 with $1 in $((SECONDS - start))s"
 }
 
 # Base kernel: built by test.sh before the series. aux-pause-orphan makes
@@ -60,7 +73,7 @@ for suite in coresight_etm_perf_aux_sample coresight_perf_sink_sharing; do
 done
 log "base: the KUnit suites of the series are absent"
 expect_failures base "$LOGS/boot-base.log" "$LOGS/aux-samples-base.log" \
-	"$LOGS/boot-trbe-fault-base.log" <<EOT
+	"$LOGS/aux-latest-base.log" "$LOGS/boot-trbe-fault-base.log" <<EOT
 aux_pause and aux_resume samplers enabled again after their leader closed: no WARN
 the sampler opened before the AUX buffer is mapped: 4096 bytes with trace
 the sampler opened after the AUX buffer is mapped: 4096 bytes with trace
@@ -94,6 +107,15 @@ enable/disable racing 20kHz samples on 4 CPUs
 4096 byte samples decode from their first A-Sync with the sampled thread's context IDs only
 16384 byte samples decode from their first A-Sync with the sampled thread's context IDs only
 65536 byte samples decode from their first A-Sync with the sampled thread's context IDs only
+4096 byte samples hold only trace newer than the samples of their thread before them
+16384 byte samples hold only trace newer than the samples of their thread before them
+65536 byte samples hold only trace newer than the samples of their thread before them
+4096 byte samples of 12 page faults at known stores printed for decoding
+16384 byte samples of 12 page faults at known stores printed for decoding
+65536 byte samples of 12 page faults at known stores printed for decoding
+4096 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
+16384 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
+65536 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
 a TRBE fault found by an AUX sample ends the session TRUNCATED and disabled
 a TRBE fault while AUX samples pause the trace ends the session in the TRBE interrupt
 a TRBE fault found when the event stops is reported TRUNCATED
@@ -148,6 +170,88 @@ expect_failures "setup-aux-rule, ETR" "$LOGS/boot-etr-share-setup-aux-rule.log" 
 	"$LOGS/etr-share-check-setup-aux-rule.log" <<EOT
 two sessions: the second to start while both run finds the ETR busy: PERF_RECORD_AUX with COLLISION
 two sessions taking turns: both get trace, neither is truncated
+EOT
+
+# Mutations of the series that take AUX samples with wrong content
+# (ci/negative/aux-sample-*.patch, see the header of each): the checks of
+# the content must catch each one. $1: mutation, $2: name of the kernel;
+# boots it with the boot tests and decodes its samples.
+boot_samples() {
+	build_negative "aux-sample-$1.patch" "$2"
+	bash "$CI_DIR/boot.sh" "$2"
+	bash "$CI_DIR/check-aux-samples.sh" "$2" || true
+}
+
+# The padding at the back: zeros after the trace, which does not decode
+boot_samples pad-at-back aux-pad-at-back
+expect_failures aux-pad-at-back "$LOGS/boot-aux-pad-at-back.log" \
+	"$LOGS/aux-samples-aux-pad-at-back.log" <<EOT
+4096 byte samples decode from their first A-Sync with the sampled thread's context IDs only
+16384 byte samples decode from their first A-Sync with the sampled thread's context IDs only
+65536 byte samples decode from their first A-Sync with the sampled thread's context IDs only
+EOT
+
+# The whole AUX ring copied for an empty snapshot: only the sampler whose
+# trace unit traces nothing (all exclude_ bits) has empty snapshots, and
+# 64KiB written past each of its samples overrun the ring buffer
+boot_samples empty-copies-ring aux-empty-copies-ring
+expect_failures aux-empty-copies-ring "$LOGS/boot-aux-empty-copies-ring.log" \
+	"$LOGS/aux-samples-aux-empty-copies-ring.log" <<EOT
+all exclude_ bits: 4096 byte samples
+EOT
+
+# A sample one byte short: it ends inside a packet
+boot_samples one-byte-short aux-one-byte-short
+expect_failures aux-one-byte-short "$LOGS/boot-aux-one-byte-short.log" \
+	"$LOGS/aux-samples-aux-one-byte-short.log" <<EOT
+4096 byte samples decode from their first A-Sync with the sampled thread's context IDs only
+16384 byte samples decode from their first A-Sync with the sampled thread's context IDs only
+65536 byte samples decode from their first A-Sync with the sampled thread's context IDs only
+EOT
+
+# Up to a page more than asked for: the layout of the KUnit suite. The
+# bytes written past the samples also make boot tests fail, but which ones
+# depends on how much trace each sample finds: compare KUnit only.
+boot_samples page-too-long aux-page-too-long
+sed '/# boot tests: start/,$d' "$LOGS/boot-aux-page-too-long.log" > "$LOGS/kunit-aux-page-too-long.log"
+expect_failures "aux-page-too-long, KUnit" "$LOGS/kunit-aux-page-too-long.log" <<EOT
+coresight_etm_perf_aux_sample.test_aux_sample_layout.more trace: the latest only
+coresight_etm_perf_aux_sample.test_aux_sample_layout.empty sample
+EOT
+
+# Trace from before the last restart (ci/negative/stale-trace.patch): each
+# sample of aux-sample-latest ends at the fault before its own. Only its
+# decoding is compared: which other samples of the boot are caught
+# depends on how much trace each finds.
+build_negative stale-trace.patch stale-trace
+bash "$CI_DIR/boot.sh" stale-trace
+bash "$CI_DIR/check-aux-samples.sh" stale-trace || true
+expect_failures stale-trace "$LOGS/aux-latest-stale-trace.log" <<EOT
+4096 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
+16384 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
+65536 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
+EOT
+
+# Patch 4 undone: a fatal TRBE fault found by update_buffer() is not
+# reported, on the AUX sample and event stop paths; the interrupt handler
+# still reports its own
+build_negative trbe-fault-not-truncated.patch trbe-fault-not-truncated
+bash "$CI_DIR/boot-trbe-fault.sh" trbe-fault-not-truncated
+expect_failures trbe-fault-not-truncated "$LOGS/boot-trbe-fault-trbe-fault-not-truncated.log" <<EOT
+a TRBE fault found by an AUX sample ends the session TRUNCATED and disabled
+a TRBE fault found when the event stops is reported TRUNCATED
+EOT
+
+# The shared-sink refusal removed: the ETR gives samples with trace, and
+# the kernel log does not say why they would not. The mutation is in the
+# sampling path only: the results of the boot are compared, not the
+# decoding of the sessions' AUX buffers (etr-share-check), which have no
+# sampler.
+build_negative shared-sink-sampled.patch shared-sink-sampled
+bash "$CI_DIR/etr-share.sh" shared-sink-sampled || true
+expect_failures "shared-sink-sampled, ETR" "$LOGS/boot-etr-share-shared-sink-sampled.log" <<EOT
+AUX samples from the shared ETR: 20 or more, 4096 bytes, all zeros
+the kernel log says once why the samples hold no trace
 EOT
 
 # perf without the perf patches, on the series kernel

@@ -7,6 +7,8 @@
  * console, and ci/check-aux-samples.sh decodes each one with OpenCSD:
  * zeros only at the front, the rest decodes from its first A-Sync
  * without errors, and every context ID in it is the sampled thread's.
+ * The trace has timestamps, so that the host can also check that each
+ * sample of a thread holds only trace newer than its samples before.
  *
  * Console format, one line each, every line starting with "AUXS":
  *   AUXS plan SIZE...               the sample sizes this run takes
@@ -91,11 +93,15 @@ static void *run_thread(void *arg)
 	struct thread_run *t = arg;
 	struct perf_event_attr leader, sampler;
 	struct aux_session s;
-	int ms;
+	int ms, bit;
 
 	pin_to_cpu(t->cpu);
 	t->tid = gettid();
 	cs_etm_leader_attr(&leader, cs_etm_type);
+	/* For the order of the samples (ci/check-aux-samples.py) */
+	bit = cs_etm_format_bit("timestamp");
+	if (bit >= 0)
+		leader.config |= 1ULL << bit;
 	aux_sampler_attr(&sampler, t->size);
 	sampler.disabled = 1;
 	if (aux_session_open(&s, &leader, &sampler, 1, AUX_PAGES))

@@ -574,8 +574,10 @@ static const ocsd_ete_cfg model_ete_cfg = {
  * the latest trace, which starts anywhere in the stream: decode it from
  * its first A-Sync. Prints one line of counts and exits with 0 if the
  * sample is good, 2 if it is bad (zeros after the front, packet errors,
- * a context ID other than TID), 3 if it cannot be checked (no A-Sync, or
- * no context ID after it) and 1 on usage or I/O errors.
+ * a context ID other than TID, timestamps that go back, a last packet that
+ * is cut), 3 if it cannot be checked (no A-Sync, or no context ID after
+ * it) and 1 on usage or I/O errors. The line gives the first and last
+ * timestamp decoded, for the caller to order the samples of a thread.
  *
  * A second line shows how the sample ends, for the check of
  * ci/check-aux-samples.py --latest: its last AUX_SAMPLE_TAIL addresses and
@@ -597,6 +599,9 @@ struct aux_sample_check {
 	unsigned long ntail, atoms;
 	char atom_run[AUX_SAMPLE_ATOMS + 1];
 	int exception;
+	/* timestamp packets, their first and last value, and steps back */
+	unsigned long timestamps, ts_back;
+	unsigned long long ts_first, ts_last;
 };
 
 static void aux_sample_tail_add(struct aux_sample_check *c, const char *fmt, ...)
@@ -683,6 +688,14 @@ static void aux_sample_log_str(const void *ctx, const char *s, const int len)
 		c->asyncs++;
 	} else if (strstr(s, "I_OVERFLOW")) {
 		c->overflows++;
+	} else if (strstr(s, "I_TIMESTAMP") && (p = strstr(s, "Updated val = 0x"))) {
+		unsigned long long ts = strtoull(p + 16, NULL, 16);
+
+		if (!c->timestamps++)
+			c->ts_first = ts;
+		else if (ts < c->ts_last)
+			c->ts_back++;
+		c->ts_last = ts;
 	}
 	aux_sample_tail_packet(c, s);
 	p = strstr(s, "CID=");
@@ -792,15 +805,26 @@ static int aux_sample_main(const char *file, unsigned int tid)
 
 	printf("aux-sample: %ld bytes, %ld zeros at the front, %ld more zero runs, "
 	       "first A-Sync at %ld, %lu packets, %lu errors, %lu A-Sync, %lu overflows, "
-	       "%lu context IDs, %lu not %u%s\n",
+	       "%lu context IDs, %lu not %u, %lu timestamps from %llu to %llu, "
+	       "%lu back%s\n",
 	       len, zeros, runs, async, c.packets, c.errors, c.asyncs, c.overflows,
-	       c.contexts, c.foreign, tid, c.incomplete ? ", ends inside a packet" : "");
+	       c.contexts, c.foreign, tid, c.timestamps, c.ts_first, c.ts_last, c.ts_back,
+	       c.incomplete ? ", ends inside a packet" : "");
 	if (c.foreign)
 		printf("aux-sample: context ID %u in the sample of thread %u\n", c.foreign_cid, tid);
 	if (async >= 0)
 		aux_sample_print_tail(&c);
 	free(d);
-	if (runs || c.errors || c.foreign)
+	if (c.ts_back)
+		printf("aux-sample: timestamps go back %lu times\n", c.ts_back);
+	/*
+	 * The sink stops after the trace unit has emitted its last packet
+	 * whole, so a sample that ends inside a packet lacks its latest
+	 * bytes.
+	 */
+	if (c.incomplete)
+		printf("aux-sample: the sample ends inside a packet\n");
+	if (runs || c.errors || c.foreign || c.ts_back || c.incomplete)
 		return 2;
 	if (async < 0 || !c.contexts)
 		return 3;
