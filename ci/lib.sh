@@ -62,3 +62,14 @@ EOT
 	[ -n "${SID_UPDATED:-}" ] || apt-get "${SID_APT[@]}" -qq update || die "apt-get update (sid) failed"
 	SID_UPDATED=1
 }
+
+# The postings of ./series, in order, one line each: NAME PATCHES. A
+# "# posting: NAME" line starts a posting; a patch before the first one
+# is listed as posting "-", which the callers refuse.
+series_postings() {
+	awk '/^# posting: / {name[++n] = $3; count[n] = 0; next}
+	     /^(#|$)/ {next}
+	     !n {name[0] = "-"; count[0]++; next}
+	     {count[n]++}
+	     END {for (i = (0 in name) ? 0 : 1; i <= n; i++) print name[i], count[i]}' "$TOP/series"
+}

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The whole test pipeline, from a fresh machine: fetch the pinned tree,
 # apply the series, check every patch and MAINTAINERS-snippet, make the
-# mailing list mbox and take it with b4 am, build the kernel after each patch,
-# compare sparse/W=1 warnings against the base tree, boot the series in
-# QEMU with KUnit and the boot tests (also in a PROVE_LOCKING,
-# DEBUG_ATOMIC_SLEEP and KASAN build, with the fuzzer of tools/fuzz),
+# mailing list mboxes (one per posting) and take them with b4 am, build
+# the kernel after each patch, compare sparse/W=1 warnings against the
+# base tree, boot the series in QEMU with KUnit and the boot tests (also
+# in a PROVE_LOCKING, DEBUG_ATOMIC_SLEEP and KASAN build, with the fuzzer
+# of tools/fuzz),
 # decode the AUX samples of the boot, boot again with TRBE faults
 # injected, record and decode trace on both CoreSight paths of the model,
 # test who may share the ETR of the model through perf (tools/etr-share),
