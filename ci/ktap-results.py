@@ -152,17 +152,26 @@ def parse_doc(lines, pos, indent, prefix, results, label=None):
     return pos, failed, leaves
 
 
-def parse_kunit(lines, results, require):
-    """The KUnit KTAP the kernel printed before init started"""
-    docs = 0
+def parse_docs(lines, results, label):
+    """Parse every KTAP document in @lines; (documents, leaf results, failed)"""
+    docs = leaves = 0
+    failed = False
     pos = 0
     while pos < len(lines):
         ind, text = split_indent(lines[pos])
         if ind == 0 and VERSION.match(text):
-            pos, _, _ = parse_doc(lines, pos, 0, "", results, "KUnit")
+            pos, doc_failed, doc_leaves = parse_doc(lines, pos, 0, "", results, label)
             docs += 1
+            leaves += doc_leaves
+            failed |= doc_failed
         else:
             pos += 1
+    return docs, leaves, failed
+
+
+def parse_kunit(lines, results, require):
+    """The KUnit KTAP the kernel printed before init started"""
+    docs, _, _ = parse_docs(lines, results, "KUnit")
     if require and not docs:
         results.fail("KUnit", "the kernel printed no KUnit results")
 
@@ -210,19 +219,7 @@ def parse_boot(lines, results, require_kunit):
 def check_program(prog, body, end, results):
     """One program's KTAP, then the exit status init saw"""
     name = prog.rsplit("/", 1)[-1]
-    pos = 0
-    docs = 0
-    leaves = 0
-    failed = False
-    while pos < len(body):
-        ind, text = split_indent(body[pos])
-        if ind == 0 and VERSION.match(text):
-            pos, doc_failed, doc_leaves = parse_doc(body, pos, 0, "", results, name)
-            docs += 1
-            leaves += doc_leaves
-            failed |= doc_failed
-        else:
-            pos += 1
+    docs, leaves, failed = parse_docs(body, results, name)
     if not docs:
         results.fail(name, "printed no KTAP")
     elif not leaves:
@@ -244,17 +241,7 @@ def read_log(path, results, require_kunit):
         parse_boot(lines, results, require_kunit)
         return
     label = path.rsplit("/", 1)[-1]
-    docs = 0
-    leaves = 0
-    pos = 0
-    while pos < len(lines):
-        ind, text = split_indent(lines[pos])
-        if ind == 0 and VERSION.match(text):
-            pos, _, doc_leaves = parse_doc(lines, pos, 0, "", results, label)
-            docs += 1
-            leaves += doc_leaves
-        else:
-            pos += 1
+    docs, leaves, _ = parse_docs(lines, results, label)
     if not docs:
         results.fail(label, "no KTAP document")
     elif not leaves:
