@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read the KTAP results of boot logs and of host checks, strictly.
 
-Usage: ktap-results.py [--allow-skip REASON]... [--require-kunit]
-                       [--summary FILE] [--group NAME] LOG...
+Usage: ktap-results.py [--allow-skip REASON]... [--summary FILE]
+                       [--require-kunit] LOG...
 
 A LOG is a boot log (it has the "# boot tests:" lines of
 tools/initramfs/init.c) or a file of KTAP that a host check printed.
@@ -19,7 +19,8 @@ says. It is a failure when:
     was killed by a signal, could not run or did not finish;
   - init could not list its programs, found none, ran a different number
     than it listed, or did not reach its end;
-  - --require-kunit is given and the kernel printed no KUnit results;
+  - the kernel printed no KUnit results in the boot log after
+    --require-kunit (the other boots run with kunit.enable=0);
   - a test is skipped for a reason not given with --allow-skip (a skip is
     for a machine that lacks something by design; the test says which);
   - one test name is read twice (each test counts once).
@@ -27,8 +28,8 @@ Only leaf results count: a result that closes a subtest is not a test of
 its own, unless it says "not ok" while none of its subtests failed.
 
 Prints "FAILED: NAME" for every failure and, last, "N passed, N failed,
-N skipped"; exits 1 on a failure. --group NAME prints the counts on one
-line headed NAME instead, for ci/summary.py to add up.
+N skipped"; exits 1 on a failure. --summary FILE also writes that line
+to FILE, for ci/results.sh to add up.
 """
 import re
 import sys
@@ -249,28 +250,27 @@ def read_log(path, results, require_kunit):
 
 
 def main(argv):
-    allow, summary, group, require_kunit, logs = set(), None, None, False, []
+    allow, summary, require_kunit, logs = set(), None, False, []
     while argv:
         arg = argv.pop(0)
         if arg == "--allow-skip":
             allow.add(argv.pop(0))
         elif arg == "--summary":
             summary = argv.pop(0)
-        elif arg == "--group":
-            group = argv.pop(0)
         elif arg == "--require-kunit":
-            require_kunit = True
+            require_kunit = True        # of the next LOG
         elif arg.startswith("--"):
             print(__doc__)
             return 2
         else:
-            logs.append(arg)
+            logs.append((arg, require_kunit))
+            require_kunit = False
     if not logs:
         print(__doc__)
         return 2
     results = Results(allow)
-    for path in logs:
-        read_log(path, results, require_kunit)
+    for path, kunit in logs:
+        read_log(path, results, kunit)
     for name in results.failures:
         print(f"FAILED: {name}")
     c = results.counts
@@ -281,7 +281,7 @@ def main(argv):
     if summary:
         with open(summary, "w") as f:
             f.write(line + "\n")
-    print(f"{group}: {line}" if group else line)
+    print(line)
     return 1 if c["failed"] else 0
 
 
