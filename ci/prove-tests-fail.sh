@@ -163,13 +163,15 @@ EOT
 # The series with the design that the review rejected: the sink checked
 # when the AUX buffer is set up (ci/negative/setup-aux-sink-rule.patch),
 # which takes away two sessions that take turns on the ETR: the AUX
-# buffer of the second cannot be mapped
+# buffer of the second cannot be mapped, so the sessions end without
+# trace to decode
 build_negative setup-aux-sink-rule.patch setup-aux-rule
 bash "$CI_DIR/etr-share.sh" setup-aux-rule || true
 expect_failures "setup-aux-rule, ETR" "$LOGS/boot-etr-share-setup-aux-rule.log" \
 	"$LOGS/etr-share-check-setup-aux-rule.log" <<EOT
 two sessions: the second to start while both run finds the ETR busy: PERF_RECORD_AUX with COLLISION
 two sessions taking turns: both get trace, neither is truncated
+two sessions: each AUX buffer decodes with 0 errors and has its own PID only
 EOT
 
 # Mutations of the series that take AUX samples with wrong content
