@@ -107,6 +107,6 @@ run results perf-sample-base "$LOGS/perf-sample-base.ktap" || true
 run results debug --require-kunit "$LOGS/boot-series-debug.log" \
 	"$LOGS/aux-samples-series-debug.log" "$LOGS/aux-latest-series-debug.log" \
 	"$LOGS/boot-trbe-fault-series-debug.log" || true
-run results model "$LOGS/boot-trace-on.log" \
-	"$LOGS/trace-check-on.log" "$LOGS/boot-trace-etr.log" "$LOGS/trace-check-etr.log" || true
+run results model-trbe "$LOGS/boot-trace-on.log" "$LOGS/trace-check-on.log" || true
+run results model-etr "$LOGS/boot-trace-etr.log" "$LOGS/trace-check-etr.log" || true
 run results --total boot-series aux-samples trbe-fault etr-share perf-sample perf-sample-base
