@@ -37,6 +37,12 @@ run_stage() {
 	esac
 }
 
+# ci/prove-tests-fail.sh leaves the perf of the series to be built again
+for target in host arm64; do
+	[ -x "$WORK/perf-$target/perf" ] || bash "$CI_DIR/build-perf.sh" "$target" ||
+		die "cannot build perf ($target)"
+done
+
 declare -A failed
 for stage in $stages; do
 	failed[$stage]=0
