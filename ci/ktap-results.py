@@ -153,8 +153,12 @@ def parse_doc(lines, pos, indent, prefix, results, label=None):
     return pos, failed, leaves
 
 
-def parse_docs(lines, results, label):
-    """Parse every KTAP document in @lines; (documents, leaf results, failed)"""
+def parse_docs(lines, results, label, none="no KTAP document"):
+    """Parse every KTAP document in @lines; (documents, leaf results, failed).
+
+    A failure @none of @label if there is no document (unless @none is
+    None), "no results" if the documents have no result.
+    """
     docs = leaves = 0
     failed = False
     pos = 0
@@ -167,14 +171,17 @@ def parse_docs(lines, results, label):
             failed |= doc_failed
         else:
             pos += 1
+    if not docs and none:
+        results.fail(label, none)
+    elif docs and not leaves:
+        results.fail(label, "no results")
     return docs, leaves, failed
 
 
 def parse_kunit(lines, results, require):
     """The KUnit KTAP the kernel printed before init started"""
-    docs, _, _ = parse_docs(lines, results, "KUnit")
-    if require and not docs:
-        results.fail("KUnit", "the kernel printed no KUnit results")
+    parse_docs(lines, results, "KUnit",
+               "the kernel printed no KUnit results" if require else None)
 
 
 def parse_boot(lines, results, require_kunit):
@@ -220,11 +227,7 @@ def parse_boot(lines, results, require_kunit):
 def check_program(prog, body, end, results):
     """One program's KTAP, then the exit status init saw"""
     name = prog.rsplit("/", 1)[-1]
-    docs, leaves, failed = parse_docs(body, results, name)
-    if not docs:
-        results.fail(name, "printed no KTAP")
-    elif not leaves:
-        results.fail(name, "no results")
+    _, _, failed = parse_docs(body, results, name, "printed no KTAP")
     if end is None:
         results.fail(name, "did not finish (the boot ended or hung)")
     elif end.group(4):
@@ -241,12 +244,7 @@ def read_log(path, results, require_kunit):
     if INIT_START in lines:
         parse_boot(lines, results, require_kunit)
         return
-    label = path.rsplit("/", 1)[-1]
-    docs, leaves, _ = parse_docs(lines, results, label)
-    if not docs:
-        results.fail(label, "no KTAP document")
-    elif not leaves:
-        results.fail(label, "no results")
+    parse_docs(lines, results, path.rsplit("/", 1)[-1])
 
 
 def main(argv):
