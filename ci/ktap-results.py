@@ -63,7 +63,7 @@ class Results:
             status, why = "failed", f"skipped ({why}), but this boot must run it"
         self.counts[status] += 1
         if status == "failed":
-            self.failures.append(f"{name}{': ' + why if why and why != 'failed' else ''}")
+            self.failures.append(f"{name}: {why}" if why else name)
 
     def fail(self, what, why):
         """A failure of the run itself rather than of a test"""
@@ -135,7 +135,7 @@ def parse_doc(lines, pos, indent, prefix, results, label=None):
             if directive == "SKIP":
                 results.add(full, "skipped", why.strip())
             else:
-                results.add(full, "passed" if ok else "failed", "failed")
+                results.add(full, "passed" if ok else "failed")
             failed |= not ok
             leaves += 1
         pending = None
