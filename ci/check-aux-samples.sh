@@ -19,14 +19,22 @@ etedec=$WORK/etedec
 gcc -O2 -Wall -Wno-unused-function -o "$etedec" "$TOP/tools/qemu/tests/etedec.c" \
 	-lopencsd_c_api -lopencsd || die "cannot build etedec (libopencsd-dev)"
 
+# $1: name of the log and work directory; $2...: options of
+# check-aux-samples.py
+decode() {
+	local out=$1 rc=0
+
+	shift
+	python3 "$CI_DIR/check-aux-samples.py" "$@" "$boot_log" "$etedec" "$WORK/$out-$name" \
+		> "$LOGS/$out-$name.log" || rc=$?
+	grep -E '^(ok|not ok|# [0-9]+ byte samples:)' "$LOGS/$out-$name.log" | sed 's/^/  /'
+	return $rc
+}
+
 rc=0
-python3 "$CI_DIR/check-aux-samples.py" "$boot_log" "$etedec" "$WORK/aux-samples-$name" \
-	> "$LOGS/aux-samples-$name.log" || rc=$?
-grep -E '^(ok|not ok|# [0-9]+ byte samples:)' "$LOGS/aux-samples-$name.log" | sed 's/^/  /'
+decode aux-samples || rc=$?
 latest_rc=0
-python3 "$CI_DIR/check-aux-samples.py" --latest "$boot_log" "$etedec" \
-	"$WORK/aux-latest-$name" > "$LOGS/aux-latest-$name.log" || latest_rc=$?
-grep -E '^(ok|not ok|# [0-9]+ byte samples:)' "$LOGS/aux-latest-$name.log" | sed 's/^/  /'
+decode aux-latest --latest || latest_rc=$?
 [ $rc -eq 0 ] || die "AUX samples of boot $name do not decode as they must, see $LOGS/aux-samples-$name.log"
 [ $latest_rc -eq 0 ] ||
 	die "AUX samples of boot $name do not end with the latest trace, see $LOGS/aux-latest-$name.log"

@@ -78,9 +78,10 @@ stage boot-debug env KERNEL_ARGS="cs_etm_fuzz=${FUZZ_SECONDS:-90}${FUZZ_SEED:+ c
 	bash "$CI_DIR/boot.sh" series-debug
 stage aux-samples-debug run check-aux-samples series-debug
 stage trbe-fault-debug run boot-trbe-fault series-debug
-stage debug-results run results debug --require-kunit "$LOGS/boot-series-debug.log" \
-	"$LOGS/aux-samples-series-debug.log" "$LOGS/aux-latest-series-debug.log" \
-	"$LOGS/boot-trbe-fault-series-debug.log"
+# The debug boot's KUnit and boot tests, decoded samples and TRBE faults
+debug_logs=(--require-kunit "$LOGS/boot-series-debug.log" "$LOGS/aux-samples-series-debug.log"
+	    "$LOGS/aux-latest-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log")
+stage debug-results run results debug "${debug_logs[@]}"
 stage prove-tests-fail run prove-tests-fail
 
 . "$WORK/base.env"
@@ -104,9 +105,7 @@ run results trbe-fault "$LOGS/boot-trbe-fault-series.log" || true
 run results etr-share "$LOGS/boot-etr-share-series.log" "$LOGS/etr-share-check-series.log" || true
 run results perf-sample "$LOGS/perf-sample.ktap" || true
 run results perf-sample-base "$LOGS/perf-sample-base.ktap" || true
-run results debug --require-kunit "$LOGS/boot-series-debug.log" \
-	"$LOGS/aux-samples-series-debug.log" "$LOGS/aux-latest-series-debug.log" \
-	"$LOGS/boot-trbe-fault-series-debug.log" || true
+run results debug "${debug_logs[@]}" || true
 run results model-trbe "$LOGS/boot-trace-on.log" "$LOGS/trace-check-on.log" || true
 run results model-etr "$LOGS/boot-trace-etr.log" "$LOGS/trace-check-etr.log" || true
 run results --total boot-series aux-samples trbe-fault etr-share perf-sample perf-sample-base
