@@ -179,42 +179,40 @@ EOT
 # the content must catch each one. $1: mutation, $2: name of the kernel;
 # boots it with the boot tests and decodes its samples.
 boot_samples() {
-	build_negative "aux-sample-$1.patch" "$2"
+	build_negative "$1" "$2"
 	bash "$CI_DIR/boot.sh" "$2"
 	bash "$CI_DIR/check-aux-samples.sh" "$2" || true
 }
 
-# The padding at the back: zeros after the trace, which does not decode
-boot_samples pad-at-back aux-pad-at-back
-expect_failures aux-pad-at-back "$LOGS/boot-aux-pad-at-back.log" \
-	"$LOGS/aux-samples-aux-pad-at-back.log" <<EOT
+# The decoding of the samples of aux-sample-dump, one result per size
+decode_failures="\
 4096 byte samples decode from their first A-Sync with the sampled thread's context IDs only
 16384 byte samples decode from their first A-Sync with the sampled thread's context IDs only
-65536 byte samples decode from their first A-Sync with the sampled thread's context IDs only
-EOT
+65536 byte samples decode from their first A-Sync with the sampled thread's context IDs only"
+
+# The padding at the back: zeros after the trace, which does not decode
+boot_samples aux-sample-pad-at-back.patch aux-pad-at-back
+expect_failures aux-pad-at-back "$LOGS/boot-aux-pad-at-back.log" \
+	"$LOGS/aux-samples-aux-pad-at-back.log" <<< "$decode_failures"
 
 # The whole AUX ring copied for an empty snapshot: only the sampler whose
 # trace unit traces nothing (all exclude_ bits) has empty snapshots, and
 # 64KiB written past each of its samples overrun the ring buffer
-boot_samples empty-copies-ring aux-empty-copies-ring
+boot_samples aux-sample-empty-copies-ring.patch aux-empty-copies-ring
 expect_failures aux-empty-copies-ring "$LOGS/boot-aux-empty-copies-ring.log" \
 	"$LOGS/aux-samples-aux-empty-copies-ring.log" <<EOT
 all exclude_ bits: 4096 byte samples
 EOT
 
 # A sample one byte short: it ends inside a packet
-boot_samples one-byte-short aux-one-byte-short
+boot_samples aux-sample-one-byte-short.patch aux-one-byte-short
 expect_failures aux-one-byte-short "$LOGS/boot-aux-one-byte-short.log" \
-	"$LOGS/aux-samples-aux-one-byte-short.log" <<EOT
-4096 byte samples decode from their first A-Sync with the sampled thread's context IDs only
-16384 byte samples decode from their first A-Sync with the sampled thread's context IDs only
-65536 byte samples decode from their first A-Sync with the sampled thread's context IDs only
-EOT
+	"$LOGS/aux-samples-aux-one-byte-short.log" <<< "$decode_failures"
 
 # Up to a page more than asked for: the layout of the KUnit suite. The
 # bytes written past the samples also make boot tests fail, but which ones
 # depends on how much trace each sample finds: compare KUnit only.
-boot_samples page-too-long aux-page-too-long
+boot_samples aux-sample-page-too-long.patch aux-page-too-long
 sed '/# boot tests: start/,$d' "$LOGS/boot-aux-page-too-long.log" > "$LOGS/kunit-aux-page-too-long.log"
 expect_failures "aux-page-too-long, KUnit" "$LOGS/kunit-aux-page-too-long.log" <<EOT
 coresight_etm_perf_aux_sample.test_aux_sample_layout.more trace: the latest only
@@ -225,9 +223,7 @@ EOT
 # sample of aux-sample-latest ends at the fault before its own. Only its
 # decoding is compared: which other samples of the boot are caught
 # depends on how much trace each finds.
-build_negative stale-trace.patch stale-trace
-bash "$CI_DIR/boot.sh" stale-trace
-bash "$CI_DIR/check-aux-samples.sh" stale-trace || true
+boot_samples stale-trace.patch stale-trace
 expect_failures stale-trace "$LOGS/aux-latest-stale-trace.log" <<EOT
 4096 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
 16384 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
