@@ -29,7 +29,8 @@ CORESIGHT=${CORESIGHT:-on}
 [ -f "$image" ] || die "no $image"
 [ -x "$QEMU" ] || die "no $QEMU: run ci/build-qemu.sh \$WORK/qemu first"
 cpu=max
-args="console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1"
+# Pseudo-NMIs, so that the PMU's overflow interrupt is an NMI
+args="console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1 irqchip.gicv3_pseudo_nmi=1"
 [ "${KUNIT:-1}" = 1 ] || args+=" kunit.enable=0"
 [ -z "${TRBE_FAULT_AT_DISABLE:-}" ] || cpu+=",x-trbe-fault-at-disable=$TRBE_FAULT_AT_DISABLE"
 
