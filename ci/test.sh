@@ -71,7 +71,6 @@ stage build-perf-host run build-perf host
 stage build-perf-arm64 run build-perf arm64
 stage perf-sample run perf-sample-test
 stage perf-sample-base run perf-sample-test base-kernel
-stage bench run bench series
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
 	bash "$CI_DIR/build-kernel.sh" series series-debug
 stage boot-debug env KERNEL_ARGS="cs_etm_fuzz=${FUZZ_SECONDS:-90}${FUZZ_SEED:+ cs_etm_fuzz_seed=$FUZZ_SEED}" \
@@ -83,6 +82,10 @@ debug_logs=(--require-kunit "$LOGS/boot-series-debug.log" "$LOGS/aux-samples-ser
 	    "$LOGS/aux-latest-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log")
 stage debug-results run results debug "${debug_logs[@]}"
 stage prove-tests-fail run prove-tests-fail
+# After prove-tests-fail, which builds Image-snapshot-restarts-path: the
+# fixed cost of a snapshot with the sink restarted in place and, in the
+# same run, with the whole path restarted (the design before v3)
+stage bench run bench series snapshot-restarts-path
 
 . "$WORK/base.env"
 echo "=== summary"
