@@ -20,7 +20,9 @@
 #    snapshot, a sample one byte short, up to a page too long (the KUnit
 #    layout suite), trace from before the last restart; a fatal TRBE fault
 #    not reported by update_buffer() (patch 4 undone); the shared-sink
-#    refusal removed. The tests of what each breaks must fail;
+#    refusal removed; an AUX sample that restarts the sink by disabling and
+#    enabling the whole path (ci/negative/snapshot-restarts-path.patch, the
+#    design of v2). The tests of what each breaks must fail;
 #  - perf as it is before the perf patches of the series: the perf tests
 #    of AUX samples fail (ci/perf-sample-test.sh has the list).
 # Each boot must fail exactly as listed below, or this stage fails.
@@ -250,6 +252,20 @@ bash "$CI_DIR/etr-share.sh" shared-sink-sampled || true
 expect_failures "shared-sink-sampled, ETR" "$LOGS/boot-etr-share-shared-sink-sampled.log" <<EOT
 AUX samples from the shared ETR: 20 or more, 4096 bytes, all zeros
 the kernel log says once why the samples hold no trace
+EOT
+
+# An AUX sample that restarts the sink with the whole path, helpers
+# included, as v2 of the series did: the check of what the NMI paths call
+# must fail on etm_event_snapshot_aux, and name coresight_enable_path
+build_negative snapshot-restarts-path.patch snapshot-restarts-path
+KOUT=$NEG_KOUT bash "$CI_DIR/check-nmi-calls.sh" snapshot-restarts-path 2> "$LOGS/nmi-calls-snapshot-restarts-path.err" ||
+	true
+cat "$LOGS/nmi-calls-snapshot-restarts-path.err"
+grep -q '^etm_event_snapshot_aux: etm_event_snapshot_aux -> coresight_enable_path: forbidden' \
+	"$LOGS/nmi-calls-snapshot-restarts-path.err" ||
+	die "snapshot-restarts-path: check-nmi-calls does not name coresight_enable_path"
+expect_failures "snapshot-restarts-path, NMI calls" "$LOGS/nmi-calls-snapshot-restarts-path.ktap" <<EOT
+etm_event_snapshot_aux: no path, helper, lock, sleep or allocation
 EOT
 
 # perf without the perf patches, on the series kernel

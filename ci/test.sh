@@ -4,7 +4,7 @@
 # apply the series, check every patch and MAINTAINERS-snippet, make the
 # mailing list mboxes (one per posting) and take them with b4 am, build
 # the kernel after each patch, compare sparse/W=1 warnings against the
-# base tree, boot the series in QEMU with KUnit and the boot tests (also
+# base tree, check what the NMI paths of cs_etm call, boot the series in QEMU with KUnit and the boot tests (also
 # in a PROVE_LOCKING, DEBUG_ATOMIC_SLEEP and KASAN build, with the fuzzer
 # of tools/fuzz),
 # decode the AUX samples of the boot, boot again with TRBE faults
@@ -57,6 +57,7 @@ else
 	stage build-series run build-kernel series series
 fi
 stage warnings-series run check-warnings series
+stage nmi-calls run check-nmi-calls series
 stage build-modules env KOUT="$WORK/kernel-modules" KCONFIG_EXTRA="$CI_DIR/modules.config" \
 	KTARGETS="Image modules" bash "$CI_DIR/build-kernel.sh" series series-modules
 stage initramfs run make-initramfs
@@ -108,7 +109,8 @@ run results trbe-fault "$LOGS/boot-trbe-fault-series.log" || true
 run results etr-share "$LOGS/boot-etr-share-series.log" "$LOGS/etr-share-check-series.log" || true
 run results perf-sample "$LOGS/perf-sample.ktap" || true
 run results perf-sample-base "$LOGS/perf-sample-base.ktap" || true
+run results nmi-calls "$LOGS/nmi-calls-series.ktap" || true
 run results debug "${debug_logs[@]}" || true
 run results model-trbe "$LOGS/boot-trace-on.log" "$LOGS/trace-check-on.log" || true
 run results model-etr "$LOGS/boot-trace-etr.log" "$LOGS/trace-check-etr.log" || true
-run results --total boot-series aux-samples trbe-fault etr-share perf-sample perf-sample-base
+run results --total boot-series aux-samples trbe-fault etr-share perf-sample perf-sample-base nmi-calls
