@@ -8,7 +8,8 @@
 # in a PROVE_LOCKING, DEBUG_ATOMIC_SLEEP and KASAN build, with the fuzzer
 # of tools/fuzz),
 # decode the AUX samples of the boot, boot again with TRBE faults
-# injected and again on TRBEs with errata, record and decode trace on both CoreSight paths of the model,
+# injected and again on TRBEs with errata, record and decode trace on
+# both CoreSight paths of the model,
 # test who may share the ETR of the model through perf (tools/etr-share),
 # record AUX samples with the series' perf in QEMU and decode them on the
 # host, log the numbers of the AUX sample benchmark, and show that the

@@ -13,7 +13,8 @@
  * work-arounds the model's stray writes corrupt trace or fault; without
  * patch 5 of the series the restart at an unaligned head hits the
  * WARN_ON(!IS_ALIGNED(buf->trbe_write, PAGE_SIZE)) of
- * trbe_apply_work_around_before_enable().
+ * trbe_apply_work_around_before_enable(), and the restart after a FILL
+ * with a page or less left its WARN_ON(space <= PAGE_SIZE ...).
  *
  * The tests (with aux-sample-trbe, aux-sample-dump and aux-sample-latest,
  * symlinks to the boot tests of the series boot, whose samples
@@ -31,7 +32,6 @@
  * as one does when the driver lets the TRBE write past the buffer.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -44,7 +44,7 @@
 #define RESTARTS	64
 #define RESTART_PAGES	16	/* fewer pages than restarts: the buffer wraps */
 #define FILL_PAGES	4	/* the least the work-arounds leave room in */
-#define FILL_IRQS	32	/* FILL events: about 100 ms of trace on the model */
+#define FILL_IRQS	32	/* FILL events: 30 to 50 ms of trace on the model */
 #define FILL_MAX_MS	5000
 #define ETE_IGNORE	0x70
 #define SKIP_BYTES	256	/* TRBE_WORKAROUND_OVERWRITE_FILL_MODE_SKIP_BYTES */
