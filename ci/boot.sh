@@ -10,6 +10,8 @@
 # on (default: ETE and TRBE per CPU) or etr (ETMv4s, a funnel, a TMC-ETR).
 # TRBE_FAULT_AT_DISABLE=N turns on the fault injection of the QEMU model:
 # the TRBE of a CPU reports a fault at every Nth disable of its trace unit.
+# CPU_PROPS adds properties to -cpu max, for example the MIDR, TRBE
+# alignment and TRBE errata of ci/boot-trbe-errata.sh.
 # KERNEL_ARGS adds to the kernel command line, for example cs_etm_fuzz=90
 # to run the fuzzer after the boot tests (see tools/initramfs/init.c).
 # KUNIT=0 keeps the built-in KUnit suites from running (kunit.enable=0):
@@ -33,6 +35,7 @@ cpu=max
 args="console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1 irqchip.gicv3_pseudo_nmi=1"
 [ "${KUNIT:-1}" = 1 ] || args+=" kunit.enable=0"
 [ -z "${TRBE_FAULT_AT_DISABLE:-}" ] || cpu+=",x-trbe-fault-at-disable=$TRBE_FAULT_AT_DISABLE"
+[ -z "${CPU_PROPS:-}" ] || cpu+=",$CPU_PROPS"
 
 log "booting $name with $QEMU -cpu $cpu, coresight=$CORESIGHT (timeout ${BOOT_TIMEOUT}s)${KERNEL_ARGS:+, $KERNEL_ARGS}"
 rc=0

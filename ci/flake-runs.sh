@@ -13,7 +13,7 @@ set -uo pipefail
 
 runs=${1:-30}
 fuzz=${FUZZ_SECONDS:-20}
-stages=${STAGES:-"boot-series trbe-fault trace-trbe trace-etr etr-share perf-sample boot-debug"}
+stages=${STAGES:-"boot-series trbe-fault trbe-errata trace-trbe trace-etr etr-share perf-sample boot-debug"}
 
 # $1: stage; runs it once as ci/test.sh does
 run_stage() {
@@ -26,6 +26,7 @@ run_stage() {
 	trbe-fault)
 		bash "$CI_DIR/boot-trbe-fault.sh" series &&
 		bash "$CI_DIR/results.sh" flake "$LOGS/boot-trbe-fault-series.log" ;;
+	trbe-errata) bash "$CI_DIR/boot-trbe-errata.sh" series ;;
 	trace-trbe) bash "$CI_DIR/trace.sh" on ;;
 	trace-etr) bash "$CI_DIR/trace.sh" etr ;;
 	etr-share) bash "$CI_DIR/etr-share.sh" series ;;

@@ -8,7 +8,8 @@
 # in a PROVE_LOCKING, DEBUG_ATOMIC_SLEEP and KASAN build, with the fuzzer
 # of tools/fuzz),
 # decode the AUX samples of the boot, boot again with TRBE faults
-# injected, record and decode trace on both CoreSight paths of the model,
+# injected and again on TRBEs with errata, record and decode trace on
+# both CoreSight paths of the model,
 # test who may share the ETR of the model through perf (tools/etr-share),
 # record AUX samples with the series' perf in QEMU and decode them on the
 # host, log the numbers of the AUX sample benchmark, and show that the
@@ -65,6 +66,7 @@ stage boot-series run boot series
 stage aux-samples run check-aux-samples series
 stage kunit-parse run kunit-parse series
 stage trbe-fault run boot-trbe-fault series
+stage trbe-errata run boot-trbe-errata series
 stage trace-trbe run trace on
 stage trace-etr run trace etr
 stage etr-share run etr-share series
@@ -106,6 +108,8 @@ echo "=== results (per stage; the last line adds up the series' tests)"
 run results boot-series --require-kunit --allow-skip "no CPU hotplug" "$LOGS/boot-series.log" || true
 run results aux-samples "$LOGS/aux-samples-series.log" "$LOGS/aux-latest-series.log" || true
 run results trbe-fault "$LOGS/boot-trbe-fault-series.log" || true
+run results trbe-errata "$LOGS/boot-trbe-errata-series.log" "$LOGS/trbe-errata-check-series.log" \
+	"$LOGS/aux-samples-trbe-errata-series.log" "$LOGS/aux-latest-trbe-errata-series.log" || true
 run results etr-share "$LOGS/boot-etr-share-series.log" "$LOGS/etr-share-check-series.log" || true
 run results perf-sample "$LOGS/perf-sample.ktap" || true
 run results perf-sample-base "$LOGS/perf-sample-base.ktap" || true
@@ -113,4 +117,4 @@ run results nmi-calls "$LOGS/nmi-calls-series.ktap" || true
 run results debug "${debug_logs[@]}" || true
 run results model-trbe "$LOGS/boot-trace-on.log" "$LOGS/trace-check-on.log" || true
 run results model-etr "$LOGS/boot-trace-etr.log" "$LOGS/trace-check-etr.log" || true
-run results --total boot-series aux-samples trbe-fault etr-share perf-sample perf-sample-base nmi-calls
+run results --total boot-series aux-samples trbe-fault trbe-errata etr-share perf-sample perf-sample-base nmi-calls

@@ -1,0 +1,1 @@
+../aux-sample-trbe.c
