@@ -104,6 +104,11 @@ static int open_cpu_wide(struct aux_session *s, int cpu, int type)
 		aux_session_close(s);
 		return -1;
 	}
+	if (ioctl(s->siblings[0], PERF_EVENT_IOC_SET_OUTPUT, s->leader)) {
+		ktap_diag("sampler output of CPU %d: %s", cpu, strerror(errno));
+		aux_session_close(s);
+		return -1;
+	}
 	s->aux_size = 64 * page;
 	s->pc->aux_offset = (AUX_SESSION_DATA_PAGES + 1) * page;
 	s->pc->aux_size = s->aux_size;
