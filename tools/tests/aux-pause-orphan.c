@@ -44,10 +44,11 @@ static uint64_t run_orphan(int type, int resume, int cycles)
 	attr.sample_period = 100000;	/* 100us of cpu-clock */
 	if (cycles) {
 		/*
-		 * 1ms of QEMU's 1GHz cycles: 20 NMIs or so, too few for perf
-		 * core's average of the handler's time (over 128) to lower
-		 * kernel.perf_event_max_sample_rate for the tests after this
-		 * one; aux-sample-steady is where the boot's rate goes down
+		 * 1ms of QEMU's 1GHz cycles: 40 NMIs or so, for which perf
+		 * core lowers kernel.perf_event_max_sample_rate a little (to
+		 * about 37000 in QEMU, 148 samples per tick), not to where the
+		 * 1kHz samplers of the tests after this one throttle, as 100us
+		 * would; aux-sample-steady is where the boot's rate goes down
 		 */
 		cycles_sampler(&attr);
 		attr.sample_period = 1000000;
