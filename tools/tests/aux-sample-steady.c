@@ -34,8 +34,9 @@
  * all-zero samples, and samples whose trace was followed by 700 to 4000
  * zero bytes; those are what the two results catch.
  *
- * Printed as KTAP diagnostics per run: samples, samples with trace and
- * their share, samples with trace followed by zeros (and the longest such
+ * Printed as KTAP diagnostics per run: samples, samples with trace, their
+ * share, the bytes of trace they hold on average and how many hold
+ * nothing but trace, samples with trace followed by zeros (and the longest such
  * run), the AUX bytes reported by PERF_RECORD_AUX, the records lost
  * (PERF_RECORD_LOST) and the PERF_RECORD_THROTTLE and _UNTHROTTLE; per
  * thread the same. A run without samples with trace fails the second
@@ -92,6 +93,7 @@ struct stats {
 	unsigned long nr, with_trace, trailing, bad_size, bad_tid, bad_cpu, malformed;
 	unsigned long lost, aux_records, aux_bytes, truncated, throttle, unthrottle;
 	unsigned long longest_trailing;
+	unsigned long trace_bytes, full;	/* after the leading zeros; samples without any */
 };
 
 struct thread_run {
@@ -118,6 +120,8 @@ static void add_stats(struct stats *to, const struct stats *st)
 	to->truncated += st->truncated;
 	to->throttle += st->throttle;
 	to->unthrottle += st->unthrottle;
+	to->trace_bytes += st->trace_bytes;
+	to->full += st->full;
 	if (st->longest_trailing > to->longest_trailing)
 		to->longest_trailing = st->longest_trailing;
 }
@@ -183,6 +187,8 @@ static void count_record(const struct perf_event_header *h, const uint8_t *rec, 
 	if (lead == r->size)
 		return;		/* all zeros: no trace */
 	st->with_trace++;
+	st->trace_bytes += r->size - lead;
+	st->full += !lead;
 	for (trail = 0; !r->data[r->size - 1 - trail]; trail++)
 		;
 	if (trail >= TRAILING_ZEROS)
@@ -289,8 +295,9 @@ static void run(const struct config *c, const char *buffer, int aux_pages)
 	pthread_barrier_destroy(&start);
 
 	pct = all.nr ? 100.0 * all.with_trace / all.nr : 0;
-	ktap_diag("%s, %s AUX buffers: %lu samples, %lu with trace (%.1f%%), %lu with trace followed by zeros (longest run %lu bytes), %lu AUX bytes in %lu PERF_RECORD_AUX (%lu truncated), %lu records lost, %lu throttle, %lu unthrottle; perf_event_max_sample_rate %d, then %d",
-		  c->name, buffer, all.nr, all.with_trace, pct, all.trailing,
+	ktap_diag("%s, %s AUX buffers: %lu samples, %lu with trace (%.1f%%, %lu bytes of it on average, %lu all trace), %lu with trace followed by zeros (longest run %lu bytes), %lu AUX bytes in %lu PERF_RECORD_AUX (%lu truncated), %lu records lost, %lu throttle, %lu unthrottle; perf_event_max_sample_rate %d, then %d",
+		  c->name, buffer, all.nr, all.with_trace, pct,
+		  all.with_trace ? all.trace_bytes / all.with_trace : 0, all.full, all.trailing,
 		  all.longest_trailing, all.aux_bytes, all.aux_records, all.truncated, all.lost,
 		  all.throttle, all.unthrottle, rate, max_sample_rate());
 	if (c->throttles && !all.throttle)
