@@ -42,7 +42,7 @@
 #define WATCHDOG_SECONDS	120
 #define RACE_ROUNDS	200
 #define MIGRATE_ROUNDS	48
-#define NR_CPUS		4
+#define TEST_CPUS		4
 /* A run of zeros this long at the end of a sample's trace is no ETE packet */
 #define TRAILING_ZEROS	16
 #define MIN_TRACE_PERCENT	95
@@ -397,12 +397,12 @@ static void *race_thread(void *arg)
  */
 static void test_stop_races(int flags)
 {
-	struct race r[NR_CPUS] = {};
-	pthread_t t[NR_CPUS];
-	int i, ok = 1, started[NR_CPUS] = {};
+	struct race r[TEST_CPUS] = {};
+	pthread_t t[TEST_CPUS];
+	int i, ok = 1, started[TEST_CPUS] = {};
 	char name[128];
 
-	for (i = 0; i < NR_CPUS; i++) {
+	for (i = 0; i < TEST_CPUS; i++) {
 		r[i].cpu = i;
 		r[i].flags = flags;
 		errno = pthread_create(&t[i], NULL, race_thread, &r[i]);
@@ -410,7 +410,7 @@ static void test_stop_races(int flags)
 		if (errno)
 			ktap_diag("pthread_create: %s", strerror(errno));
 	}
-	for (i = 0; i < NR_CPUS; i++) {
+	for (i = 0; i < TEST_CPUS; i++) {
 		char what[32];
 
 		if (started[i])
@@ -449,7 +449,7 @@ static void *migrate_thread(void *arg)
 		return NULL;
 	ioctl(s.leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 	for (i = 0; i < MIGRATE_ROUNDS; i++) {
-		int cpu = i % NR_CPUS;
+		int cpu = i % TEST_CPUS;
 		struct sample_stats st;
 
 		pin_to_cpu(cpu);

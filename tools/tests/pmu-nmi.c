@@ -38,7 +38,7 @@
 #include "perf-util.h"
 #include "watchdog.h"
 
-#define NR_CPUS		4
+#define TEST_CPUS		4
 #define DATA_PAGES	16	/* ring buffer pages, a power of 2 */
 #define SPIN_MS		100	/* 100 periods of 1ms */
 /* A second or two on the model; 120 s for a slow emulated CPU on a busy host */
@@ -136,7 +136,7 @@ static void test_cycles_samples(void)
 		ktap_result(0, name);
 		return;
 	}
-	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+	for (cpu = 0; cpu < TEST_CPUS; cpu++) {
 		long irqs;
 		int nr, others;
 
