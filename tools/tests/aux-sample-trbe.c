@@ -126,8 +126,15 @@ static int session_open(struct session *s, unsigned int sample_size,
 		attr.sample_type = 0;
 		attr.aux_resume = 1;
 		s->resume = sampler_open(&attr, flags, period * 5 / 4, s->leader, "aux_resume sampler");
-		if (s->pause < 0 || s->resume < 0)
+		if (s->pause < 0 || s->resume < 0) {
+			if (s->pause >= 0)
+				close(s->pause);
+			if (s->resume >= 0)
+				close(s->resume);
+			close(s->sampler);
+			close(s->leader);
 			return -1;
+		}
 	}
 
 	s->pc = mmap(NULL, (DATA_PAGES + 1) * page_size, PROT_READ | PROT_WRITE,
