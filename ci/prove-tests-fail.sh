@@ -4,8 +4,9 @@
 #  - the base kernel: the KUnit suites of the series are absent, and the
 #    boot tests of AUX sampling fail, the decoding of AUX samples and the
 #    tests of the TRBE fault boot too, and so does aux-pause-orphan (a perf
-#    core WARN that the series fixes: its cpu-clock result, as the WARN is
-#    once per boot; pmu-nmi passes, it tests the config); on the ETR
+#    core WARN that the series fixes; its cycles twin
+#    pmu-nmi-aux-pause-orphan passes, as the WARN is once per boot, and so
+#    does pmu-nmi, which tests the config); on the ETR
 #    (ci/etr-share.sh), two threads of one session mix their trace in one
 #    buffer or lose it with a WARN, a busy ETR is never a COLLISION, and
 #    AUX sampling is refused;

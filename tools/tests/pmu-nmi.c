@@ -5,8 +5,8 @@
  * hardware sampler (PMUv3 cycles) is an NMI, and perf core takes AUX
  * samples, pauses and resumes of the cs_etm PMU in NMI context, as on
  * arm64 servers. The tests with cycles samplers (aux-sample-trbe,
- * aux-sample-steady, aux-pause-orphan, the fuzzer) mean that only if this
- * holds, so it is a test of its own:
+ * aux-sample-steady, pmu-nmi-aux-pause-orphan, the fuzzer) mean that only
+ * if this holds, so it is a test of its own:
  *
  *  - the GICv3 driver enabled pseudo-NMIs: gic_enable_nmi_support()
  *    logs "GICv3: Pseudo-NMIs enabled using ... ICC_PMR_EL1
