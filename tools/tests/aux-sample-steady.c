@@ -21,7 +21,9 @@
  *
  * The kernel's lowering of the sample rate and its throttling stay on:
  * this test writes neither perf_cpu_time_max_percent nor
- * perf_event_max_sample_rate.
+ * perf_event_max_sample_rate. The first run must find the rate as the
+ * kernel booted with it: no program that init runs before this one (in
+ * name order) has a hardware sampler.
  *
  * Each run passes when (1) every thread opened its group and got
  * samples, each well formed, of 4096 bytes, of its own thread and CPU,
@@ -29,18 +31,21 @@
  * sample has its trace followed by zeros: a sample is zero-padded at the
  * front only, its trace ends with the latest packet, and no packet of the
  * ETE ends with TRAILING_ZEROS zero bytes (the longest legitimate run is
- * the top bytes of a context ID or a 64-bit user address). Throttling
+ * the top bytes of a context ID or a 64-bit user address: 5 bytes the
+ * longest measured). Throttling
  * that paused the cs_etm leader before the sample was taken gave
  * all-zero samples, and samples whose trace was followed by 700 to 4000
  * zero bytes; those are what the two results catch.
  *
  * Printed as KTAP diagnostics per run: samples, samples with trace, their
  * share, the bytes of trace they hold on average and how many hold
- * nothing but trace, samples with trace followed by zeros (and the longest such
- * run), the AUX bytes reported by PERF_RECORD_AUX, the records lost
- * (PERF_RECORD_LOST) and the PERF_RECORD_THROTTLE and _UNTHROTTLE; per
- * thread the same. A run without samples with trace fails the second
- * result too: it checked nothing.
+ * nothing but trace, samples with trace followed by zeros (and the
+ * longest such run), the AUX bytes reported by PERF_RECORD_AUX, the
+ * records lost (PERF_RECORD_LOST) and the PERF_RECORD_THROTTLE and
+ * _UNTHROTTLE; per thread the same. A run without samples with trace
+ * fails the second result too: it checked nothing. The pass marks are
+ * not timing: every number but the sample counts is a share or a count
+ * that must be zero.
  *
  * Needs ETE and TRBE (skipped without, "no TRBE"); the cycles runs need a
  * PMU that counts CPU cycles (skipped without, "no PMU counts CPU cycles").
