@@ -4,12 +4,15 @@
 #  - the base kernel: the KUnit suites of the series are absent, and the
 #    boot tests of AUX sampling fail, the decoding of AUX samples and the
 #    tests of the TRBE fault boot too, and so does aux-pause-orphan (a perf
-#    core WARN that the series fixes); on the ETR (ci/etr-share.sh), two
-#    threads of one session mix their trace in one buffer or lose it with
-#    a WARN, a busy ETR is never a COLLISION, and AUX sampling is refused;
-#    on TRBEs with errata (ci/boot-trbe-errata.sh) the snapshot mode
-#    restarts WARN in both work-arounds of
-#    trbe_apply_work_around_before_enable(), which patch 5 fixes;
+#    core WARN that the series fixes; its cycles twin
+#    pmu-nmi-aux-pause-orphan passes, as the WARN is once per boot, and so
+#    does pmu-nmi, which tests the config); on the ETR
+#    (ci/etr-share.sh), two threads of one session mix their trace in one
+#    buffer or lose it with a WARN, a busy ETR is never a COLLISION, and
+#    AUX sampling is refused; on TRBEs with errata
+#    (ci/boot-trbe-errata.sh) the snapshot mode restarts WARN in both
+#    work-arounds of trbe_apply_work_around_before_enable(), which patch 5
+#    fixes;
 #  - the series with the sink sharing rule of the base tree put back
 #    (ci/negative/owner-pid-sink-rule.patch): the KUnit table fails on the
 #    cases the series fixes, and only on those, and so do the two threads
@@ -147,6 +150,22 @@ all exclude_ bits: 4096 byte samples
 64KiB samples under a cs_etm leader are accepted
 1MiB samples are accepted, perf core caps them
 a size that is not a multiple of 8 is accepted
+cpu-clock, 128KiB AUX buffers on 4 CPUs: 95% or more of the samples hold trace
+cpu-clock, 128KiB AUX buffers on 4 CPUs: no trace followed by zeros
+cpu-clock, 2MiB AUX buffers on 4 CPUs: 95% or more of the samples hold trace
+cpu-clock, 2MiB AUX buffers on 4 CPUs: no trace followed by zeros
+cycles, 128KiB AUX buffers on 4 CPUs: 95% or more of the samples hold trace
+cycles, 128KiB AUX buffers on 4 CPUs: no trace followed by zeros
+cycles, 2MiB AUX buffers on 4 CPUs: 95% or more of the samples hold trace
+cycles, 2MiB AUX buffers on 4 CPUs: no trace followed by zeros
+cpu-clock again, 128KiB AUX buffers on 4 CPUs: 95% or more of the samples hold trace
+cpu-clock again, 128KiB AUX buffers on 4 CPUs: no trace followed by zeros
+cpu-clock again, 2MiB AUX buffers on 4 CPUs: 95% or more of the samples hold trace
+cpu-clock again, 2MiB AUX buffers on 4 CPUs: no trace followed by zeros
+cycles at a throttling rate, 128KiB AUX buffers on 4 CPUs: 95% or more of the samples hold trace
+cycles at a throttling rate, 128KiB AUX buffers on 4 CPUs: no trace followed by zeros
+cycles at a throttling rate, 2MiB AUX buffers on 4 CPUs: 95% or more of the samples hold trace
+cycles at a throttling rate, 2MiB AUX buffers on 4 CPUs: no trace followed by zeros
 4096 byte samples from a 16 page AUX buffer: 4096 bytes each, with trace
 16384 byte samples from a 16 page AUX buffer: 16384 bytes each, with trace
 65536 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
@@ -154,6 +173,15 @@ a size that is not a multiple of 8 is accepted
 a paused cs_etm event gives all-zero samples
 10kHz samples from a 2 page AUX buffer, across TRBE interrupts
 enable/disable racing 20kHz samples on 4 CPUs
+sched out and in, two threads sharing a CPU and migrating over 4 CPUs: samples of their own thread, with trace
+aux_pause and aux_resume samplers pausing and resuming the trace between 1kHz samples: samples with trace, no splat
+cycles: 4096 byte samples from a 16 page AUX buffer: 4096 bytes each, with trace
+cycles: 65536 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
+cycles: 10kHz samples from a 2 page AUX buffer, across TRBE interrupts
+cycles: enable/disable racing 20kHz samples on 4 CPUs
+cycles: sched out and in, two threads sharing a CPU and migrating over 4 CPUs: samples of their own thread, with trace
+cycles: aux_pause and aux_resume samplers pausing and resuming the trace between 1kHz samples: samples with trace, no splat
+cycles: throttled 50kHz samples: 95% or more with trace, well formed, PERF_RECORD_THROTTLE
 4096 byte samples of 3 threads printed for decoding
 16384 byte samples of 3 threads printed for decoding
 65536 byte samples of 3 threads printed for decoding

@@ -3,7 +3,10 @@
  * A perf_fuzzer-style fuzzer of the cs_etm PMU and AUX sampling, through
  * the bare perf ABI: for a bounded time, worker processes (two threads
  * each) open random cs_etm events and groups with random samplers
- * (PERF_SAMPLE_AUX, aux_pause/aux_resume, aux_start_paused), map ring
+ * (PERF_SAMPLE_AUX, aux_pause/aux_resume, aux_start_paused; software
+ * events, or PMUv3 cycles and instructions, whose overflow is an NMI in
+ * the CI's boots, so that AUX samples, pauses and resumes run in NMI
+ * context), map ring
  * buffers and AUX areas of random sizes and protections, issue random
  * ioctls, read, drain, close, fork children that inherit events, and
  * migrate between CPUs; the main process takes CPUs offline and online
@@ -13,7 +16,7 @@
  * (-n: no CPU hotplug; -c MS is for its own children, see op_fork())
  *
  * Prints KTAP: the seed, the iteration count, an errno histogram per
- * call and what the ring buffers held as diagnostics, then seven results,
+ * call and what the ring buffers held as diagnostics, then eight results,
  * the first two of which are:
  * "fuzz: N iterations, no splat", which fails when the kernel log shows
  * a splat (the patterns of ci/check-boot-log.py, which also checks the
@@ -24,8 +27,9 @@
  * MIN_ITERATIONS iterations (default 5000 for 90 s, in proportion for a
  * shorter fuzz: the 90 s of the CI's debug boot on 2 cores make 26000 to
  * 102000), and at least once each: a cs_etm
- * leader, a PERF_SAMPLE_AUX sampler and an aux_pause or aux_resume sampler
- * opened in an AUX sampling group, and an AUX sample with trace in it.
+ * leader, a PERF_SAMPLE_AUX sampler, an aux_pause or aux_resume sampler
+ * and a hardware (cycles or instructions) sampler opened in an AUX
+ * sampling group, and an AUX sample with trace in it.
  * The plan comes first: a crash of the fuzzer leaves it short.
  * The same seed gives each thread the same sequence of choices; what the
  * kernel answers, and so the run as a whole, also depends on timing.
@@ -98,8 +102,12 @@ struct stats {
 	unsigned long records[NR_RECORD_TYPES];	/* drained, by PERF_RECORD_ type */
 	unsigned long aux_samples;	/* PERF_RECORD_SAMPLE with AUX data */
 	unsigned long aux_samples_with_trace;	/* ... not all zeros */
-	/* Opened in op_group(): cs_etm leaders, PERF_SAMPLE_AUX and aux_pause/resume samplers */
+	/*
+	 * Opened in op_group(): cs_etm leaders, PERF_SAMPLE_AUX and
+	 * aux_pause/resume samplers, and of those the hardware ones
+	 */
 	unsigned long opened_leaders, opened_aux_samplers, opened_pause_samplers;
+	unsigned long opened_hw_samplers;
 	unsigned long aux_flags[4];	/* PERF_RECORD_AUX: TRUNCATED, OVERWRITE, PARTIAL, COLLISION */
 	unsigned long calls[NR_CALLS][NR_ERRNO + 1];
 };
@@ -389,7 +397,22 @@ static void cs_etm_random_attr(struct thread *t, struct perf_event_attr *attr)
 		attr->sample_period = below(t, 100000);
 }
 
-/* A software sampling event, maybe with PERF_SAMPLE_AUX and AUX actions */
+/*
+ * Make @attr a hardware sampler: PMUv3 cycles mostly, or instructions
+ * (which QEMU counts only with -icount: it then never overflows). A
+ * period of cycles takes as long as that many ns in QEMU (1GHz); none
+ * below 2us, so that an overflow leaves the CPU time to get anywhere
+ * before perf core throttles the storm.
+ */
+static void hw_sampler(struct thread *t, struct perf_event_attr *attr)
+{
+	attr->type = PERF_TYPE_HARDWARE;
+	attr->config = chance(t, 80) ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_HW_INSTRUCTIONS;
+	if (!attr->freq && attr->sample_period < 2000)
+		attr->sample_period = 2000 + below(t, 20000);
+}
+
+/* A sampling event, maybe with PERF_SAMPLE_AUX and AUX actions */
 static void sampler_random_attr(struct thread *t, struct perf_event_attr *attr)
 {
 	static const uint64_t configs[] = {
@@ -429,6 +452,8 @@ static void sampler_random_attr(struct thread *t, struct perf_event_attr *attr)
 	attr->wakeup_events = below(t, 4);
 	if (chance(t, 10))
 		random_excludes(t, attr);
+	if (chance(t, 30))
+		hw_sampler(t, attr);
 }
 
 static void op_open(struct thread *t)
@@ -563,6 +588,8 @@ static void op_group(struct thread *t)
 		attr.type = PERF_TYPE_SOFTWARE;
 		attr.config = chance(t, 70) ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
 		attr.sample_period = 20000 + below(t, 1000000);
+		if (chance(t, 30))
+			hw_sampler(t, &attr);
 		attr.disabled = 1;
 		switch (below(t, 4)) {
 		case 0:
@@ -581,6 +608,8 @@ static void op_group(struct thread *t)
 			continue;
 		__atomic_add_fetch(attr.aux_sample_size ? &stats->opened_aux_samplers :
 				   &stats->opened_pause_samplers, 1, __ATOMIC_RELAXED);
+		if (attr.type == PERF_TYPE_HARDWARE)
+			__atomic_add_fetch(&stats->opened_hw_samplers, 1, __ATOMIC_RELAXED);
 		t->ev[t->nr_ev++] = (struct event){ .fd = fd };
 		count(C_IOC_SET_OUTPUT, ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader->fd));
 	}
@@ -930,13 +959,14 @@ static void op_fork(struct thread *t)
 		t->children[slot] = pid;
 }
 
-/* Results 3 to 7: what the fuzz must have done */
-#define NR_RESULTS	7
+/* Results 3 to 8: what the fuzz must have done */
+#define NR_RESULTS	8
 static const char *const claim_names[NR_RESULTS - 2] = {
 	"fuzz: the minimum number of iterations ran",
 	"fuzz: a cs_etm leader opened",
 	"fuzz: a PERF_SAMPLE_AUX sampler opened under a cs_etm leader",
 	"fuzz: an aux_pause or aux_resume sampler opened under a cs_etm leader",
+	"fuzz: a hardware (cycles or instructions) sampler opened under a cs_etm leader",
 	"fuzz: an AUX sample with trace",
 };
 
@@ -1397,13 +1427,13 @@ int main(int argc, char **argv)
 		const unsigned long have[NR_RESULTS - 2] = {
 			stats->iterations >= (unsigned long)min_iterations, stats->opened_leaders,
 			stats->opened_aux_samplers, stats->opened_pause_samplers,
-			stats->aux_samples_with_trace,
+			stats->opened_hw_samplers, stats->aux_samples_with_trace,
 		};
 
-		printf("# %lu iterations, at least %ld asked; opened in AUX sampling groups: %lu cs_etm leaders, %lu PERF_SAMPLE_AUX samplers, %lu aux_pause/aux_resume samplers; %lu AUX samples with trace\n",
+		printf("# %lu iterations, at least %ld asked; opened in AUX sampling groups: %lu cs_etm leaders, %lu PERF_SAMPLE_AUX samplers, %lu aux_pause/aux_resume samplers, %lu of them hardware; %lu AUX samples with trace\n",
 		       stats->iterations, min_iterations, stats->opened_leaders,
 		       stats->opened_aux_samplers, stats->opened_pause_samplers,
-		       stats->aux_samples_with_trace);
+		       stats->opened_hw_samplers, stats->aux_samples_with_trace);
 		for (i = 0; i < NR_RESULTS - 2; i++) {
 			printf("%sok %d %s\n", have[i] ? "" : "not ", 3 + i, claim_names[i]);
 			unclaimed += !have[i];

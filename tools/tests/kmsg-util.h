@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -36,6 +37,55 @@ static inline int kmsg_open(void)
 	if (fd >= 0)
 		lseek(fd, 0, SEEK_END);
 	return fd;
+}
+
+/*
+ * Whether a message of the whole kernel log (from its first record still
+ * in the buffer) holds @what and, unless NULL, @and_what; the first such
+ * message goes to @line. *@wrapped tells whether the buffer has lost its
+ * first records, which may have held it.
+ */
+static inline int kmsg_has(const char *what, const char *and_what, char *line,
+			   size_t len, int *wrapped)
+{
+	char rec[8192];
+	int fd, first = 1, found = 0;
+	ssize_t n;
+
+	*wrapped = 0;
+	if (access("/dev/kmsg", F_OK))
+		mknod("/dev/kmsg", S_IFCHR | 0600, makedev(1, 11));
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	while (!found) {
+		char *msg, *nl;
+
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE) {
+			*wrapped = 1;	/* overwritten while read */
+			continue;
+		}
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		/* "PRIO,SEQ,TIME,FLAGS;MESSAGE\n": the first SEQ is 0 unless it wrapped */
+		if (first && strtoull(strchr(rec, ',') ? strchr(rec, ',') + 1 : rec, NULL, 10))
+			*wrapped = 1;
+		first = 0;
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		nl = strchr(msg, '\n');
+		if (nl)
+			*nl = 0;
+		if (strstr(msg, what) && (!and_what || strstr(msg, and_what))) {
+			strncpy(line, msg, len - 1);
+			line[len - 1] = 0;
+			found = 1;
+		}
+	}
+	close(fd);
+	return found;
 }
 
 /*

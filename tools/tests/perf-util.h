@@ -98,6 +98,41 @@ static inline void aux_sampler_attr(struct perf_event_attr *attr,
 	attr->aux_sample_size = aux_sample_size;
 }
 
+/*
+ * Make sampler @attr count CPU cycles, a PMUv3 event, instead of cpu-clock:
+ * its overflow is the PMU interrupt, an NMI with pseudo-NMIs, so AUX
+ * samples, pauses and resumes run in NMI context. The period stays: QEMU's
+ * cycle counter runs at 1GHz of virtual time, so that a period in cycles
+ * takes as long as the same period of cpu-clock in ns.
+ */
+static inline void cycles_sampler(struct perf_event_attr *attr)
+{
+	attr->type = PERF_TYPE_HARDWARE;
+	attr->config = PERF_COUNT_HW_CPU_CYCLES;
+}
+
+/*
+ * Whether this thread can count CPU cycles: a PMU that the kernel drives.
+ * Without one, perf_event_open() fails with ENOENT (no PMU takes the
+ * event) or EOPNOTSUPP (it cannot sample); errno tells.
+ */
+static inline int have_cycles(void)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	cycles_sampler(&attr);
+	attr.sample_period = 1000000;
+	attr.disabled = 1;
+	fd = perf_event_open(&attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 /* Run on CPU @cpu only */
 static inline void pin_to_cpu(int cpu)
 {
