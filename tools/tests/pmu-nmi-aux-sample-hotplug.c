@@ -11,7 +11,9 @@
  * splat) is the main result; this program checks that the samples kept
  * coming, with trace, and that every sample is well formed.
  *
- * Needs CPU hotplug (the debug kernel): without it, it skips.
+ * Needs CPU hotplug (the debug kernel): without it, it skips. Its name
+ * puts it after aux-sample-steady, which needs the sample rate limit that
+ * these cycles samplers lower.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -148,7 +150,7 @@ int main(void)
 	pthread_t threads[NR_CPUS];
 	struct counts total = {};
 
-	ktap_plan("aux-sample-hotplug", 3);
+	ktap_plan("pmu-nmi-aux-sample-hotplug", 3);
 	watchdog_start(120);
 	type = pmu_type("cs_etm");
 	if (access("/sys/devices/system/cpu/cpu1/online", W_OK)) {
