@@ -26,16 +26,17 @@
  * name order) has a hardware sampler.
  *
  * Each run passes when (1) every thread opened its group and got
- * samples, each well formed, of 4096 bytes, of its own thread and CPU,
- * and at least 95% of all samples hold trace (not all zeros), and (2) no
- * sample has its trace followed by zeros: a sample is zero-padded at the
- * front only, its trace ends with the latest packet, and no packet of the
- * ETE ends with TRAILING_ZEROS zero bytes (the longest legitimate run is
- * the top bytes of a context ID or a 64-bit user address: 5 bytes the
- * longest measured). Throttling
- * that paused the cs_etm leader before the sample was taken gave
- * all-zero samples, and samples whose trace was followed by 700 to 4000
- * zero bytes; those are what the two results catch.
+ * samples, each well formed, of 4096 bytes (or without AUX data, taken
+ * while the group was scheduled out, see aux-sample-trbe.c), of its own
+ * thread and CPU, and at least 95% of all samples hold trace (not all
+ * zeros), and (2) no sample has its trace followed by zeros: a sample
+ * is zero-padded at the front only, its trace ends with the latest
+ * packet, and no packet of the ETE ends with TRAILING_ZEROS zero bytes
+ * (the longest legitimate run is the top bytes of a context ID or a
+ * 64-bit user address: 5 bytes the longest measured). Throttling that
+ * paused the cs_etm leader before the sample was taken gave all-zero
+ * samples, and samples whose trace was followed by 700 to 4000 zero
+ * bytes; those are what the two results catch.
  *
  * Printed as KTAP diagnostics per run: samples, samples with trace, their
  * share, the bytes of trace they hold on average and how many hold
@@ -95,7 +96,7 @@ static const struct {
 };
 
 struct stats {
-	unsigned long nr, with_trace, trailing, bad_size, bad_tid, bad_cpu, malformed;
+	unsigned long nr, with_trace, trailing, bad_size, bad_tid, bad_cpu, malformed, no_aux;
 	unsigned long lost, aux_records, aux_bytes, truncated, throttle, unthrottle;
 	unsigned long longest_trailing;
 	unsigned long trace_bytes, full;	/* after the leading zeros; samples without any */
@@ -119,6 +120,7 @@ static void add_stats(struct stats *to, const struct stats *st)
 	to->bad_tid += st->bad_tid;
 	to->bad_cpu += st->bad_cpu;
 	to->malformed += st->malformed;
+	to->no_aux += st->no_aux;
 	to->lost += st->lost;
 	to->aux_records += st->aux_records;
 	to->aux_bytes += st->aux_bytes;
@@ -184,9 +186,14 @@ static void count_record(const struct perf_event_header *h, const uint8_t *rec, 
 		st->malformed++;
 		return;
 	}
-	st->bad_size += r->size != SAMPLE_SIZE;
 	st->bad_tid += (int)r->tid != t->tid;
 	st->bad_cpu += (int)r->cpu != t->cpu;
+	/* No AUX data: taken while the group was scheduled out (see aux-sample-trbe.c) */
+	if (!r->size) {
+		st->no_aux++;
+		return;
+	}
+	st->bad_size += r->size != SAMPLE_SIZE;
 	for (lead = 0; lead < r->size && !r->data[lead]; lead++)
 		;
 	if (lead == r->size)
@@ -289,8 +296,8 @@ static void run(const struct config *c, const char *buffer, int aux_pages)
 
 		if (started[i])
 			pthread_join(th[i], NULL);
-		ktap_diag("  CPU %d: %lu samples, %lu with trace, %lu with trace followed by zeros, %lu malformed, %lu of a wrong size, thread or CPU; %lu AUX bytes in %lu records (%lu truncated), %lu records lost, %lu throttle, %lu unthrottle",
-			  t[i].cpu, st->nr, st->with_trace, st->trailing, st->malformed,
+		ktap_diag("  CPU %d: %lu samples, %lu with trace, %lu without AUX data, %lu with trace followed by zeros, %lu malformed, %lu of a wrong size, thread or CPU; %lu AUX bytes in %lu records (%lu truncated), %lu records lost, %lu throttle, %lu unthrottle",
+			  t[i].cpu, st->nr, st->with_trace, st->no_aux, st->trailing, st->malformed,
 			  st->bad_size + st->bad_tid + st->bad_cpu, st->aux_bytes, st->aux_records,
 			  st->truncated, st->lost, st->throttle, st->unthrottle);
 		ok &= started[i] && t[i].opened && st->nr > 0 && !st->malformed &&
@@ -300,9 +307,10 @@ static void run(const struct config *c, const char *buffer, int aux_pages)
 	pthread_barrier_destroy(&start);
 
 	pct = all.nr ? 100.0 * all.with_trace / all.nr : 0;
-	ktap_diag("%s, %s AUX buffers: %lu samples, %lu with trace (%.1f%%, %lu bytes of it on average, %lu all trace), %lu with trace followed by zeros (longest run %lu bytes), %lu AUX bytes in %lu PERF_RECORD_AUX (%lu truncated), %lu records lost, %lu throttle, %lu unthrottle; perf_event_max_sample_rate %d, then %d",
+	ktap_diag("%s, %s AUX buffers: %lu samples, %lu with trace (%.1f%%, %lu bytes of it on average, %lu all trace), %lu without AUX data, %lu with trace followed by zeros (longest run %lu bytes), %lu AUX bytes in %lu PERF_RECORD_AUX (%lu truncated), %lu records lost, %lu throttle, %lu unthrottle; perf_event_max_sample_rate %d, then %d",
 		  c->name, buffer, all.nr, all.with_trace, pct,
-		  all.with_trace ? all.trace_bytes / all.with_trace : 0, all.full, all.trailing,
+		  all.with_trace ? all.trace_bytes / all.with_trace : 0, all.full, all.no_aux,
+		  all.trailing,
 		  all.longest_trailing, all.aux_bytes, all.aux_records, all.truncated, all.lost,
 		  all.throttle, all.unthrottle, rate, max_sample_rate());
 	if (c->throttles && !all.throttle)
