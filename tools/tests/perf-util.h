@@ -144,10 +144,10 @@ static inline void pin_to_cpu(int cpu)
 }
 
 /*
- * The TRBE maintenance interrupts taken by @cpu so far, from
- * /proc/interrupts; -1 if there is no TRBE interrupt
+ * The interrupts taken by @cpu so far of the interrupt whose line in
+ * /proc/interrupts names @name; -1 if there is none
  */
-static inline long trbe_interrupts(int cpu)
+static inline long cpu_interrupts(const char *name, int cpu)
 {
 	char line[512];
 	long n = -1;
@@ -159,7 +159,7 @@ static inline long trbe_interrupts(int cpu)
 		char *p = line;
 		int i;
 
-		if (!strstr(line, "trbe"))
+		if (!strstr(line, name))
 			continue;
 		strtol(p, &p, 10);	/* the IRQ number */
 		p++;			/* its colon */
@@ -168,6 +168,12 @@ static inline long trbe_interrupts(int cpu)
 	}
 	fclose(f);
 	return n;
+}
+
+/* The TRBE maintenance interrupts taken by @cpu so far; -1 if none */
+static inline long trbe_interrupts(int cpu)
+{
+	return cpu_interrupts("trbe", cpu);
 }
 
 /* Busy loop for @ms milliseconds: code for the trace unit to trace */

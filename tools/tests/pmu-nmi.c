@@ -80,28 +80,10 @@ static int own_samples(struct perf_event_mmap_page *pc, long page, int tid, int 
 	return nr;
 }
 
-/* The PMU's interrupts on @cpu so far, from /proc/interrupts; -1 if none */
+/* The PMU's interrupts on @cpu so far; -1 if none */
 static long pmu_interrupts(int cpu)
 {
-	char line[512];
-	long n = -1;
-	FILE *f = fopen("/proc/interrupts", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line;
-		int i;
-
-		if (!strstr(line, "arm-pmu"))
-			continue;
-		strtol(p, &p, 10);	/* the IRQ number */
-		p++;			/* its colon */
-		for (i = 0; i <= cpu; i++)
-			n = strtol(p, &p, 10);
-	}
-	fclose(f);
-	return n;
+	return cpu_interrupts("arm-pmu", cpu);
 }
 
 static void test_cycles_samples(void)
