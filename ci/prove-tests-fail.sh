@@ -119,6 +119,15 @@ expect_failures base-trbe-errata "$errata_boot" "$LOGS/trbe-errata-check-base.lo
 a paused cs_etm event gives all-zero samples
 10kHz samples from a 2 page AUX buffer, across TRBE interrupts
 enable/disable racing 20kHz samples on 4 CPUs
+sched out and in, two threads sharing a CPU and migrating over 4 CPUs: samples of their own thread, with trace
+aux_pause and aux_resume samplers pausing and resuming the trace between 1kHz samples: samples with trace, no splat
+cycles: 4096 byte samples from a 16 page AUX buffer: 4096 bytes each, with trace
+cycles: 65536 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
+cycles: 10kHz samples from a 2 page AUX buffer, across TRBE interrupts
+cycles: enable/disable racing 20kHz samples on 4 CPUs
+cycles: sched out and in, two threads sharing a CPU and migrating over 4 CPUs: samples of their own thread, with trace
+cycles: aux_pause and aux_resume samplers pausing and resuming the trace between 1kHz samples: samples with trace, no splat
+cycles: throttled 50kHz samples: 95% or more with trace, well formed, PERF_RECORD_THROTTLE
 snapshot mode: restarts at unaligned heads, no fault, no splat
 snapshot mode: the TRBE fills its buffer again and again, no fault, no splat
 4096 byte samples decode from their first A-Sync with the sampled thread's context IDs only
