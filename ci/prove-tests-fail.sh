@@ -270,14 +270,16 @@ EOT
 # Mutations of the series that take AUX samples with wrong content
 # (ci/negative/aux-sample-*.patch, see the header of each): the checks of
 # the content must catch each one. $1: mutation, $2: name of the kernel;
-# boots it with KUnit and the programs whose samples the host decodes
-# (aux-sample-dump, aux-sample-latest), then decodes them. The other boot
-# tests check sample content too (trailing zeros, sizes), but how many of
-# their cases a mutation fails depends on how much trace each sample
-# happens to hold: exact lists of them would flake.
+# boots it with KUnit, the programs whose samples the host decodes
+# (aux-sample-dump, aux-sample-latest) and the attr table (aux-sample-open),
+# then decodes the samples. The other boot tests check sample content too
+# (trailing zeros, sizes), but how many of their cases a mutation fails
+# depends on how much trace each sample happens to hold: exact lists of
+# them would flake.
 samples_src=$WORK/samples-only-src
 mkdir -p "$samples_src"
-ln -sf "$TOP/tools/tests/aux-sample-dump.c" "$TOP/tools/tests/aux-sample-latest.c" "$samples_src/"
+ln -sf "$TOP/tools/tests/aux-sample-dump.c" "$TOP/tools/tests/aux-sample-latest.c" \
+	"$TOP/tools/tests/aux-sample-open.c" "$samples_src/"
 bash "$CI_DIR/make-initramfs.sh" "$samples_src" samples-only
 boot_samples() {
 	build_negative "$1" "$2"
