@@ -59,6 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu-online.h"
 #include "kmsg-util.h"
 #include "watchdog.h"
 
@@ -1062,21 +1063,6 @@ static void worker(uint64_t seed)
 	_exit(0);
 }
 
-/* CPU hotplug, from the main process: one CPU (never CPU 0) offline at a time */
-static int set_online(int cpu, int online)
-{
-	char path[64];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, online ? "1" : "0", 1) == 1 ? 0 : -1;
-	close(fd);
-	return ret;
-}
-
 static void sleep_ms(unsigned int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -1367,13 +1353,14 @@ int main(int argc, char **argv)
 
 		seed_stream(&t, seed ^ 0x5eed);
 
+		/* CPU hotplug: one CPU (never CPU 0) offline at a time */
 		while (hotplug && now() < deadline_mono) {
 			int cpu = 1 + below(&t, nr_cpus - 1);
 
 			sleep_ms(500 + below(&t, 2000));
-			count(C_HOTPLUG, set_online(cpu, 0));
+			count(C_HOTPLUG, set_cpu_online(cpu, 0));
 			sleep_ms(100 + below(&t, 800));
-			count(C_HOTPLUG, set_online(cpu, 1));
+			count(C_HOTPLUG, set_cpu_online(cpu, 1));
 		}
 	}
 	end = deadline_mono + GRACE_SECONDS;
@@ -1401,7 +1388,7 @@ int main(int argc, char **argv)
 	}
 	watchdog_step("CPUs online again");
 	for (i = 1; i < nr_cpus; i++)
-		set_online(i, 1);
+		set_cpu_online(i, 1);
 	if (old_rate > 0)
 		max_sample_rate(old_rate);
 

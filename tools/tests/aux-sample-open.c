@@ -29,6 +29,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "cpu-online.h"
 #include "ktap.h"
 #include "perf-util.h"
 #include "watchdog.h"
@@ -283,23 +284,13 @@ static int nr_cpu_ids(void)
 
 #define CPU3_ONLINE	"/sys/devices/system/cpu/cpu3/online"
 
-/*
- * Write "0" or "1" to the online file of CPU 3: 0 if done, -1 with a
- * diagnostic if not. Without the file the kernel has no CPU hotplug.
- */
+/* CPU 3 offline or online: 0 if done, -1 with a diagnostic if not */
 static int set_cpu3_online(int online)
 {
-	int fd = open(CPU3_ONLINE, O_WRONLY), ret;
-
-	if (fd < 0) {
-		ktap_diag("open %s: %s", CPU3_ONLINE, strerror(errno));
-		return -1;
-	}
-	ret = write(fd, online ? "1" : "0", 1) == 1 ? 0 : -1;
-	if (ret)
-		ktap_diag("write %d to %s: %s", online, CPU3_ONLINE, strerror(errno));
-	close(fd);
-	return ret;
+	if (!set_cpu_online(3, online))
+		return 0;
+	ktap_diag("write %d to %s: %s", online, CPU3_ONLINE, strerror(errno));
+	return -1;
 }
 
 static int target_cpu(const struct open_case *c)

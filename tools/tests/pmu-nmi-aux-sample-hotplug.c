@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "aux-session.h"
+#include "cpu-online.h"
 #include "watchdog.h"
 
 #define NR_CPUS		4
@@ -40,18 +41,10 @@ static volatile int stop;
 
 static int set_online(int cpu, int online)
 {
-	char path[64];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, online ? "1" : "0", 1) == 1 ? 0 : -1;
-	if (ret)
-		ktap_diag("write %d to %s: %s", online, path, strerror(errno));
-	close(fd);
-	return ret;
+	if (!set_cpu_online(cpu, online))
+		return 0;
+	ktap_diag("CPU %d %s: %s", cpu, online ? "online" : "offline", strerror(errno));
+	return -1;
 }
 
 static void count_sample(const struct perf_event_header *h, const uint8_t *rec, void *arg)
