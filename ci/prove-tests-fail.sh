@@ -84,6 +84,42 @@ for suite in coresight_etm_perf_aux_sample coresight_perf_sink_sharing; do
 done
 log "base: the KUnit suites of the series are absent"
 
+# Both base boots below run the AUX sample programs aux-sample-trbe,
+# aux-sample-dump and aux-sample-latest, and the host decodes their
+# samples: the base kernel takes no AUX samples from cs_etm, so all of
+# these fail in both
+BASE_AUX_SAMPLE_FAILURES="4096 byte samples of 3 threads printed for decoding
+16384 byte samples of 3 threads printed for decoding
+65536 byte samples of 3 threads printed for decoding
+4096 byte samples of 12 page faults at known stores printed for decoding
+16384 byte samples of 12 page faults at known stores printed for decoding
+65536 byte samples of 12 page faults at known stores printed for decoding
+4096 byte samples from a 16 page AUX buffer: 4096 bytes each, with trace
+16384 byte samples from a 16 page AUX buffer: 16384 bytes each, with trace
+65536 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
+1048576 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
+a paused cs_etm event gives all-zero samples
+10kHz samples from a 2 page AUX buffer, across TRBE interrupts
+enable/disable racing 20kHz samples on 4 CPUs
+sched out and in, two threads sharing a CPU and migrating over 4 CPUs: samples of their own thread, with trace
+aux_pause and aux_resume samplers pausing and resuming the trace between 1kHz samples: samples with trace, no splat
+cycles: 4096 byte samples from a 16 page AUX buffer: 4096 bytes each, with trace
+cycles: 65536 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
+cycles: 10kHz samples from a 2 page AUX buffer, across TRBE interrupts
+cycles: enable/disable racing 20kHz samples on 4 CPUs
+cycles: sched out and in, two threads sharing a CPU and migrating over 4 CPUs: samples of their own thread, with trace
+cycles: aux_pause and aux_resume samplers pausing and resuming the trace between 1kHz samples: samples with trace, no splat
+cycles: throttled 50kHz samples: 95% or more with trace, well formed, PERF_RECORD_THROTTLE
+4096 byte samples decode from their first A-Sync with the sampled thread's context IDs only
+4096 byte samples hold only trace newer than the samples of their thread before them
+16384 byte samples decode from their first A-Sync with the sampled thread's context IDs only
+16384 byte samples hold only trace newer than the samples of their thread before them
+65536 byte samples decode from their first A-Sync with the sampled thread's context IDs only
+65536 byte samples hold only trace newer than the samples of their thread before them
+4096 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
+16384 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
+65536 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP"
+
 # On TRBEs with the Neoverse-N2 errata, the base kernel restarts a snapshot
 # buffer where the TRBE cannot write: at an unaligned head (the overwrite
 # in fill mode work-around WARNs) and with a page or less left (the write
@@ -106,39 +142,9 @@ done
 log "base: both TRBE errata work-arounds WARN at a snapshot mode restart"
 expect_failures base-trbe-errata "$errata_boot" "$LOGS/trbe-errata-check-base.log" \
 	"$LOGS/aux-samples-trbe-errata-base.log" "$LOGS/aux-latest-trbe-errata-base.log" <<EOT
-4096 byte samples of 3 threads printed for decoding
-16384 byte samples of 3 threads printed for decoding
-65536 byte samples of 3 threads printed for decoding
-4096 byte samples of 12 page faults at known stores printed for decoding
-16384 byte samples of 12 page faults at known stores printed for decoding
-65536 byte samples of 12 page faults at known stores printed for decoding
-4096 byte samples from a 16 page AUX buffer: 4096 bytes each, with trace
-16384 byte samples from a 16 page AUX buffer: 16384 bytes each, with trace
-65536 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
-1048576 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
-a paused cs_etm event gives all-zero samples
-10kHz samples from a 2 page AUX buffer, across TRBE interrupts
-enable/disable racing 20kHz samples on 4 CPUs
-sched out and in, two threads sharing a CPU and migrating over 4 CPUs: samples of their own thread, with trace
-aux_pause and aux_resume samplers pausing and resuming the trace between 1kHz samples: samples with trace, no splat
-cycles: 4096 byte samples from a 16 page AUX buffer: 4096 bytes each, with trace
-cycles: 65536 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
-cycles: 10kHz samples from a 2 page AUX buffer, across TRBE interrupts
-cycles: enable/disable racing 20kHz samples on 4 CPUs
-cycles: sched out and in, two threads sharing a CPU and migrating over 4 CPUs: samples of their own thread, with trace
-cycles: aux_pause and aux_resume samplers pausing and resuming the trace between 1kHz samples: samples with trace, no splat
-cycles: throttled 50kHz samples: 95% or more with trace, well formed, PERF_RECORD_THROTTLE
 snapshot mode: restarts at unaligned heads, no fault, no splat
 snapshot mode: the TRBE fills its buffer again and again, no fault, no splat
-4096 byte samples decode from their first A-Sync with the sampled thread's context IDs only
-4096 byte samples hold only trace newer than the samples of their thread before them
-16384 byte samples decode from their first A-Sync with the sampled thread's context IDs only
-16384 byte samples hold only trace newer than the samples of their thread before them
-65536 byte samples decode from their first A-Sync with the sampled thread's context IDs only
-65536 byte samples hold only trace newer than the samples of their thread before them
-4096 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
-16384 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
-65536 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
+$BASE_AUX_SAMPLE_FAILURES
 EOT
 expect_failures base "$LOGS/boot-base.log" "$LOGS/aux-samples-base.log" \
 	"$LOGS/aux-latest-base.log" "$LOGS/boot-trbe-fault-base.log" <<EOT
@@ -178,40 +184,10 @@ cycles at a throttling rate, 128KiB AUX buffers on 4 CPUs: 95% or more of the sa
 cycles at a throttling rate, 128KiB AUX buffers on 4 CPUs: no trace followed by zeros
 cycles at a throttling rate, 2MiB AUX buffers on 4 CPUs: 95% or more of the samples hold trace
 cycles at a throttling rate, 2MiB AUX buffers on 4 CPUs: no trace followed by zeros
-4096 byte samples from a 16 page AUX buffer: 4096 bytes each, with trace
-16384 byte samples from a 16 page AUX buffer: 16384 bytes each, with trace
-65536 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
-1048576 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
-a paused cs_etm event gives all-zero samples
-10kHz samples from a 2 page AUX buffer, across TRBE interrupts
-enable/disable racing 20kHz samples on 4 CPUs
-sched out and in, two threads sharing a CPU and migrating over 4 CPUs: samples of their own thread, with trace
-aux_pause and aux_resume samplers pausing and resuming the trace between 1kHz samples: samples with trace, no splat
-cycles: 4096 byte samples from a 16 page AUX buffer: 4096 bytes each, with trace
-cycles: 65536 byte samples from a 32 page AUX buffer: 65496 bytes each, with trace
-cycles: 10kHz samples from a 2 page AUX buffer, across TRBE interrupts
-cycles: enable/disable racing 20kHz samples on 4 CPUs
-cycles: sched out and in, two threads sharing a CPU and migrating over 4 CPUs: samples of their own thread, with trace
-cycles: aux_pause and aux_resume samplers pausing and resuming the trace between 1kHz samples: samples with trace, no splat
-cycles: throttled 50kHz samples: 95% or more with trace, well formed, PERF_RECORD_THROTTLE
-4096 byte samples of 3 threads printed for decoding
-16384 byte samples of 3 threads printed for decoding
-65536 byte samples of 3 threads printed for decoding
-4096 byte samples decode from their first A-Sync with the sampled thread's context IDs only
-16384 byte samples decode from their first A-Sync with the sampled thread's context IDs only
-65536 byte samples decode from their first A-Sync with the sampled thread's context IDs only
-4096 byte samples hold only trace newer than the samples of their thread before them
-16384 byte samples hold only trace newer than the samples of their thread before them
-65536 byte samples hold only trace newer than the samples of their thread before them
-4096 byte samples of 12 page faults at known stores printed for decoding
-16384 byte samples of 12 page faults at known stores printed for decoding
-65536 byte samples of 12 page faults at known stores printed for decoding
-4096 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
-16384 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
-65536 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
 a TRBE fault found by an AUX sample ends the session TRUNCATED and disabled
 a TRBE fault while AUX samples pause the trace ends the session in the TRBE interrupt
 a TRBE fault found when the event stops is reported TRUNCATED
+$BASE_AUX_SAMPLE_FAILURES
 EOT
 
 # The ETR shared through perf on the base kernel. The threads of one
