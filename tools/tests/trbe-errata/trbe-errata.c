@@ -30,16 +30,30 @@
  *    interrupt handler restarts it, no splat.
  * Neither session may end with a fault (a PERF_RECORD_AUX with TRUNCATED),
  * as one does when the driver lets the TRBE write past the buffer.
+ *
+ * The fill session runs SCHED_FIFO: a sched out before the first FILL
+ * would restart the buffer from the event's start at an unaligned head
+ * (the first session's case) instead of from the interrupt handler at
+ * the page-aligned head the FILL leaves, the path this session is for.
+ * Its diagnostic says how many context switches it took.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "aux-session.h"
 #include "kmsg-util.h"
 #include "watchdog.h"
 
-#define CPU		1
+/*
+ * Each session on a TRBE of its own: on the base kernel, whose restarts
+ * fail, the state the failed restarts of one session leave behind on its
+ * TRBE must not change the path the next session takes.
+ */
+#define RESTART_CPU	1
+#define FILL_CPU	2
 #define EXPECT_ALIGN	"100"	/* x-trbe-align=8: 256 bytes, in hex as sysfs */
 #define RESTARTS	64
 #define RESTART_PAGES	16	/* fewer pages than restarts: the buffer wraps */
@@ -142,6 +156,7 @@ static void test_restarts(int kmsg)
 	struct aux_session s;
 	uint64_t head = 0;
 
+	pin_to_cpu(RESTART_CPU);
 	watchdog_step("restarts: open");
 	if (open_session(&s, RESTART_PAGES)) {
 		ktap_result(0, name);
@@ -172,34 +187,45 @@ static void test_restarts(int kmsg)
 static void test_fill(int kmsg)
 {
 	const char *name = names[2];
-	long irqs = trbe_interrupts(CPU), after = irqs;
+	struct sched_param fifo = { .sched_priority = 1 };
+	struct rusage before, after_fill;
+	long irqs, after;
 	struct aux_session s;
 	int splats, trunc = 0, ms = 0;
 	uint64_t head;
 
+	pin_to_cpu(FILL_CPU);
+	if (sched_setscheduler(0, SCHED_FIFO, &fifo))
+		ktap_diag("fill: SCHED_FIFO: %s", strerror(errno));
+	irqs = trbe_interrupts(FILL_CPU);
+	after = irqs;
 	watchdog_step("fill: open");
 	if (open_session(&s, FILL_PAGES)) {
 		ktap_result(0, name);
 		return;
 	}
 	watchdog_step("fill: trace");
+	getrusage(RUSAGE_THREAD, &before);
 	aux_session_enable(&s);
 	/* Until the TRBE filled the buffer FILL_IRQS times, or it stopped */
 	while (irqs >= 0 && after - irqs < FILL_IRQS && ms < FILL_MAX_MS) {
 		spin_ms(10);
 		ms += 10;
-		after = trbe_interrupts(CPU);
+		after = trbe_interrupts(FILL_CPU);
 		trunc += truncated(&s);
 		if (trunc)
 			break;
 	}
 	aux_session_disable(&s);
+	getrusage(RUSAGE_THREAD, &after_fill);
 	head = __atomic_load_n(&s.pc->aux_head, __ATOMIC_ACQUIRE);
 	trunc += truncated(&s);
 	splats = kmsg_splats(kmsg, 5);
 	ktap_diag("%llu bytes of trace in a buffer of %d pages in %d ms, %ld TRBE interrupts on CPU %d, "
-		  "%d TRUNCATED, %d splats", (unsigned long long)head, FILL_PAGES, ms, after - irqs,
-		  CPU, trunc, splats);
+		  "%ld context switches, %d TRUNCATED, %d splats", (unsigned long long)head,
+		  FILL_PAGES, ms, after - irqs, FILL_CPU,
+		  (after_fill.ru_nvcsw - before.ru_nvcsw) + (after_fill.ru_nivcsw - before.ru_nivcsw),
+		  trunc, splats);
 	aux_session_close(&s);
 	ktap_result(irqs >= 0 && after - irqs >= FILL_IRQS &&
 		    head > (unsigned long long)FILL_IRQS * aux_page_size() / 2 &&
@@ -220,7 +246,6 @@ int main(void)
 			ktap_result(0, names[i]);
 		return 1;
 	}
-	pin_to_cpu(CPU);
 	kmsg = kmsg_open();
 	test_align();
 	test_restarts(kmsg);
