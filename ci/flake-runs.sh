@@ -13,7 +13,7 @@ set -uo pipefail
 
 runs=${1:-30}
 fuzz=${FUZZ_SECONDS:-20}
-stages=${STAGES:-"boot-series trbe-fault trbe-errata trace-trbe trace-etr etr-share perf-sample boot-debug"}
+stages=${STAGES:-"boot-series trbe-fault trbe-errata trace-trbe trace-etr etr-share perf-sample boot-debug etr-nmi-debug"}
 
 # $1: stage; runs it once as ci/test.sh does
 run_stage() {
@@ -34,6 +34,9 @@ run_stage() {
 	boot-debug)
 		KERNEL_ARGS="cs_etm_fuzz=$fuzz" bash "$CI_DIR/boot.sh" series-debug &&
 		bash "$CI_DIR/results.sh" flake --require-kunit "$LOGS/boot-series-debug.log" ;;
+	etr-nmi-debug)
+		bash "$CI_DIR/boot-etr-nmi.sh" series-debug &&
+		bash "$CI_DIR/results.sh" flake "$LOGS/boot-etr-nmi-series-debug.log" ;;
 	*) die "unknown stage $1" ;;
 	esac
 }

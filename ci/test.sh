@@ -80,9 +80,12 @@ stage boot-debug env KERNEL_ARGS="cs_etm_fuzz=${FUZZ_SECONDS:-90}${FUZZ_SEED:+ c
 	bash "$CI_DIR/boot.sh" series-debug
 stage aux-samples-debug run check-aux-samples series-debug
 stage trbe-fault-debug run boot-trbe-fault series-debug
-# The debug boot's KUnit and boot tests, decoded samples and TRBE faults
+stage etr-nmi-debug run boot-etr-nmi series-debug
+# The debug boot's KUnit and boot tests, decoded samples, TRBE faults and
+# AUX pauses on the ETR in NMI
 debug_logs=(--require-kunit "$LOGS/boot-series-debug.log" "$LOGS/aux-samples-series-debug.log"
-	    "$LOGS/aux-latest-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log")
+	    "$LOGS/aux-latest-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log"
+	    "$LOGS/boot-etr-nmi-series-debug.log")
 stage debug-results run results debug "${debug_logs[@]}"
 stage prove-tests-fail run prove-tests-fail
 # After prove-tests-fail, which builds Image-snapshot-restarts-path: the
