@@ -3,8 +3,10 @@
 # Show that the tests can fail, by running them where the series is not:
 #  - the base kernel: the KUnit suites of the series are absent, and the
 #    boot tests of AUX sampling fail, the decoding of AUX samples and the
-#    tests of the TRBE fault boot too, and so does aux-pause-orphan (a perf
-#    core WARN that the series fixes; its cycles twin
+#    tests of the TRBE fault boot too, and so do aux-group-sibling (a
+#    sibling that joins a running cs_etm group stays inactive, patch 2)
+#    and aux-pause-orphan (a perf core WARN that the series fixes; its
+#    cycles twin
 #    pmu-nmi-aux-pause-orphan passes, as the WARN is once per boot, and so
 #    does pmu-nmi, which tests the config); on the ETR
 #    (ci/etr-share.sh), two threads of one session mix their trace in one
@@ -149,6 +151,9 @@ EOT
 expect_failures base "$LOGS/boot-base.log" "$LOGS/aux-samples-base.log" \
 	"$LOGS/aux-latest-base.log" "$LOGS/boot-trbe-fault-base.log" <<EOT
 aux_pause and aux_resume samplers enabled again after their leader closed: no WARN
+a cpu-clock sibling opened enabled into a running cs_etm group runs at once
+a cpu-clock sibling enabled in a running cs_etm group runs at once
+a cs_etm group enabled with PERF_IOC_FLAG_GROUP: its cpu-clock sibling runs at once
 the sampler opened before the AUX buffer is mapped: 4096 bytes with trace
 the sampler opened after the AUX buffer is mapped: 4096 bytes with trace
 4100 byte samples are cut to 4096 bytes, with trace
