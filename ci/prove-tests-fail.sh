@@ -18,7 +18,9 @@
 #  - the series with the sink sharing rule of the base tree put back
 #    (ci/negative/owner-pid-sink-rule.patch): the KUnit table fails on the
 #    cases the series fixes, and only on those, and so do the two threads
-#    of one session on the ETR;
+#    of one session on the ETR; with v2's rule, which compares buffers
+#    across kinds of events (ci/negative/sink-rule-buffer-address.patch),
+#    the three KUnit cases of a buffer at a CPU-bound claimer's address;
 #  - the series with the sink checked at setup_aux() time, the design the
 #    review rejected (ci/negative/setup-aux-sink-rule.patch): the two
 #    sessions that take turns on the ETR fail;
@@ -221,6 +223,7 @@ expect_failures owner-pid-rule "$LOGS/boot-owner-pid-rule.log" <<EOT
 coresight_perf_sink_sharing.test_perf_sink_use.per-thread, one owner, two targets
 coresight_perf_sink_sharing.test_perf_sink_use.CPU-wide, then per-thread of one owner
 coresight_perf_sink_sharing.test_perf_sink_use.per-thread, then CPU-wide of one owner
+coresight_perf_sink_sharing.test_perf_sink_use.CPU-bound, then per-thread of one owner, one buffer address
 EOT
 # The ETR: the threads of one session share it again (their trace mixed,
 # or dropped with "ETR writes to another perf buffer"); the two sessions,
@@ -267,6 +270,19 @@ boot_samples() {
 	INITRAMFS=samples-only bash "$CI_DIR/boot.sh" "$2"
 	bash "$CI_DIR/check-aux-samples.sh" "$2" || true
 }
+
+# The series with v2's sink sharing rule, which compares buffers across
+# kinds of events: a buffer at the address of a CPU-bound claimer's,
+# which may be freed, shares the sink. The KUnit table catches it (the
+# programs of this boot, on the TRBE, pass); no boot test can, as nothing
+# makes an allocator return one address.
+build_negative sink-rule-buffer-address.patch sink-rule-buffer-address
+INITRAMFS=samples-only bash "$CI_DIR/boot.sh" sink-rule-buffer-address
+expect_failures sink-rule-buffer-address "$LOGS/boot-sink-rule-buffer-address.log" <<EOT
+coresight_perf_sink_sharing.test_perf_sink_use.per-thread, buffer at the address of a CPU-bound one's
+coresight_perf_sink_sharing.test_perf_sink_use.CPU-bound, buffer at the address of another owner's
+coresight_perf_sink_sharing.test_perf_sink_use.CPU-bound, then per-thread of one owner, one buffer address
+EOT
 
 # The decoding of the samples of aux-sample-dump, one result per size
 decode_failures="\
