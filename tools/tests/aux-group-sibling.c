@@ -12,7 +12,7 @@
  * context switch schedules the group in again and hides the bug), runs
  * a cs_etm leader with an AUX buffer and a cpu-clock counting sibling,
  * which must have run (time running) for at least half of the time it
- * was enabled, over 50 ms of busy loop.
+ * was enabled, over 50 ms of busy loop (without the fix it runs 0 ms).
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -115,7 +115,11 @@ static void test_join(int i)
 	aux_session_close(&s);
 	ktap_diag("sibling enabled %llu us, running %llu us; %ld context switches",
 		  (unsigned long long)v[1] / 1000, (unsigned long long)v[2] / 1000, switches);
-	ok = v[1] >= RUN_MS * 1000000ULL && v[2] * 2 >= v[1];
+	/*
+	 * perf's times come from another clock than spin_ms()'s: enabled
+	 * can read a little under RUN_MS (49.8 ms measured), so ask for half
+	 */
+	ok = v[1] * 2 >= RUN_MS * 1000000ULL && v[2] * 2 >= v[1];
 	ktap_result(ok, name);
 }
 
