@@ -18,7 +18,6 @@
 #include <sched.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
 
 #include "aux-session.h"
 #include "watchdog.h"
@@ -57,14 +56,6 @@ static int sibling_open(int leader, int disabled)
 	return perf_event_open(&attr, 0, -1, leader, 0);
 }
 
-static long context_switches(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_THREAD, &ru);
-	return ru.ru_nvcsw + ru.ru_nivcsw;
-}
-
 static void test_join(int i)
 {
 	const char *name = cases[i].name;
@@ -80,7 +71,7 @@ static void test_join(int i)
 		ktap_result(0, name);
 		return;
 	}
-	switches = context_switches();
+	switches = thread_context_switches();
 	switch (cases[i].join) {
 	case OPEN_ENABLED:
 		ioctl(s.leader, PERF_EVENT_IOC_ENABLE, 0);
@@ -109,7 +100,7 @@ static void test_join(int i)
 	spin_ms(RUN_MS);
 	if (read(sibling, v, sizeof(v)) != sizeof(v))
 		ktap_diag("read: %s", strerror(errno));
-	switches = context_switches() - switches;
+	switches = thread_context_switches() - switches;
 	aux_session_disable(&s);
 	close(sibling);
 	aux_session_close(&s);

@@ -41,7 +41,6 @@
 #include <stdint.h>
 #include <sched.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 
 #include "aux-session.h"
 #include "kmsg-util.h"
@@ -188,8 +187,7 @@ static void test_fill(int kmsg)
 {
 	const char *name = names[2];
 	struct sched_param fifo = { .sched_priority = 1 };
-	struct rusage before, after_fill;
-	long irqs, after;
+	long irqs, after, switches;
 	struct aux_session s;
 	int splats, trunc = 0, ms = 0;
 	uint64_t head;
@@ -205,7 +203,7 @@ static void test_fill(int kmsg)
 		return;
 	}
 	watchdog_step("fill: trace");
-	getrusage(RUSAGE_THREAD, &before);
+	switches = thread_context_switches();
 	aux_session_enable(&s);
 	/* Until the TRBE filled the buffer FILL_IRQS times, or it stopped */
 	while (irqs >= 0 && after - irqs < FILL_IRQS && ms < FILL_MAX_MS) {
@@ -217,15 +215,13 @@ static void test_fill(int kmsg)
 			break;
 	}
 	aux_session_disable(&s);
-	getrusage(RUSAGE_THREAD, &after_fill);
+	switches = thread_context_switches() - switches;
 	head = __atomic_load_n(&s.pc->aux_head, __ATOMIC_ACQUIRE);
 	trunc += truncated(&s);
 	splats = kmsg_splats(kmsg, 5);
 	ktap_diag("%llu bytes of trace in a buffer of %d pages in %d ms, %ld TRBE interrupts on CPU %d, "
 		  "%ld context switches, %d TRUNCATED, %d splats", (unsigned long long)head,
-		  FILL_PAGES, ms, after - irqs, FILL_CPU,
-		  (after_fill.ru_nvcsw - before.ru_nvcsw) + (after_fill.ru_nivcsw - before.ru_nivcsw),
-		  trunc, splats);
+		  FILL_PAGES, ms, after - irqs, FILL_CPU, switches, trunc, splats);
 	aux_session_close(&s);
 	ktap_result(irqs >= 0 && after - irqs >= FILL_IRQS &&
 		    head > (unsigned long long)FILL_IRQS * aux_page_size() / 2 &&
