@@ -16,11 +16,11 @@
  * a kernel that takes it, in the debug boot (ci/boot-etr-nmi.sh) where
  * lockdep is on. A pause in interrupt context still updates the buffer.
  *
- * Each case: a per-thread cs_etm event on this thread (pinned to CPU 1)
- * with the ETR as its sink (config2 sinkid), an AUX buffer, and an
- * aux_pause and an aux_resume sampler of drifting periods in its group;
- * it must give trace, the samplers must have overflowed many times, and
- * the kernel log must stay free of splats.
+ * Each case, on every CPU in turn: a per-thread cs_etm event on this
+ * thread (pinned to that CPU) with the ETR as its sink (config2 sinkid),
+ * an AUX buffer, and an aux_pause and an aux_resume sampler of drifting
+ * periods in its group; it must give trace, the samplers must have
+ * overflowed many times, and the kernel log must stay free of splats.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -30,7 +30,6 @@
 #include "kmsg-util.h"
 #include "watchdog.h"
 
-#define CPU		1
 #define AUX_PAGES	64
 #define RUN_MS		500
 #define MIN_OVERFLOWS	20
@@ -46,9 +45,9 @@ struct pause_case {
 };
 
 static const struct pause_case cases[] = {
-	{ "cpu-clock aux_pause and aux_resume samplers of an event on the ETR: trace, no splat",
+	{ "cpu-clock aux_pause and aux_resume samplers of an event on the ETR, on every CPU: trace, no splat",
 	  0, 200000 },		/* 200us of cpu-clock */
-	{ "cycles aux_pause and aux_resume samplers (NMI) of an event on the ETR: trace, no splat",
+	{ "cycles aux_pause and aux_resume samplers (NMI) of an event on the ETR, on every CPU: trace, no splat",
 	  1, 2000000 },		/* 2ms of QEMU's 1GHz cycles */
 };
 
@@ -74,23 +73,23 @@ static uint64_t overflows(int fd, unsigned long period)
 	return count / period;
 }
 
-static void test_pause(const struct pause_case *c, int kmsg)
+/* One session of @c on @cpu: whether it traced, paused and resumed, no splat */
+static int pause_on_cpu(const struct pause_case *c, int cpu, int kmsg)
 {
 	struct perf_event_attr leader, samplers[2];
 	uint64_t head, paused, resumed;
 	struct aux_session s;
 	int splats;
 
-	watchdog_step("%s: open", c->name);
+	pin_to_cpu(cpu);
+	watchdog_step("%s: open on CPU %d", c->name, cpu);
 	cs_etm_leader_attr(&leader, cs_etm_type);
 	leader.config2 = etr_sink_id;
 	pause_sampler_attr(&samplers[0], c, 0);
 	pause_sampler_attr(&samplers[1], c, 1);
-	if (aux_session_open(&s, &leader, samplers, 2, AUX_PAGES)) {
-		ktap_result(0, c->name);
-		return;
-	}
-	watchdog_step("%s: run", c->name);
+	if (aux_session_open(&s, &leader, samplers, 2, AUX_PAGES))
+		return 0;
+	watchdog_step("%s: run on CPU %d", c->name, cpu);
 	aux_session_enable(&s);
 	spin_ms(RUN_MS);
 	aux_session_disable(&s);
@@ -99,16 +98,25 @@ static void test_pause(const struct pause_case *c, int kmsg)
 	resumed = overflows(s.siblings[1], samplers[1].sample_period);
 	aux_session_close(&s);
 	splats = kmsg_splats(kmsg, 10);
-	ktap_diag("%llu bytes of trace, %llu pauses and %llu resumes in %d ms, %d splats",
-		  (unsigned long long)head, (unsigned long long)paused,
+	ktap_diag("CPU %d: %llu bytes of trace, %llu pauses and %llu resumes in %d ms, %d splats",
+		  cpu, (unsigned long long)head, (unsigned long long)paused,
 		  (unsigned long long)resumed, RUN_MS, splats);
-	ktap_result(head > 0 && paused >= MIN_OVERFLOWS && resumed >= MIN_OVERFLOWS && !splats,
-		    c->name);
+	return head > 0 && paused >= MIN_OVERFLOWS && resumed >= MIN_OVERFLOWS && !splats;
+}
+
+static void test_pause(const struct pause_case *c, int cpus, int kmsg)
+{
+	int ok = cpus > 0;
+
+	for (int cpu = 0; cpu < cpus; cpu++)
+		ok &= pause_on_cpu(c, cpu, kmsg);
+	ktap_result(ok, c->name);
 }
 
 int main(void)
 {
 	int nr = sizeof(cases) / sizeof(cases[0]), kmsg;
+	int cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	ktap_plan("pmu_nmi_aux_pause_etr", nr);
 	watchdog_start(WATCHDOG_SECONDS);
@@ -122,9 +130,8 @@ int main(void)
 			ktap_result(0, cases[i].name);
 		return 1;
 	}
-	pin_to_cpu(CPU);
 	kmsg = kmsg_open();
 	for (int i = 0; i < nr; i++)
-		test_pause(&cases[i], kmsg);
+		test_pause(&cases[i], cpus, kmsg);
 	return 0;
 }
