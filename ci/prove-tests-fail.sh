@@ -23,7 +23,9 @@
 #    the three KUnit cases of a buffer at a CPU-bound claimer's address;
 #  - the series with the sink checked at setup_aux() time, the design the
 #    review rejected (ci/negative/setup-aux-sink-rule.patch): the two
-#    sessions that take turns on the ETR fail;
+#    sessions that take turns on the ETR fail; with a busy ETR reported at
+#    every retry of the refused event, not once
+#    (ci/negative/collision-every-retry.patch), the two tests of that;
 #  - mutations of the series (ci/negative/*.patch, each says what it
 #    breaks), built incrementally in one output directory: AUX samples
 #    with the padding at the back, the whole ring copied for an empty
@@ -207,6 +209,8 @@ ALLOW_WARNING=' at tmc_update_etr_buffer\+' bash "$CI_DIR/etr-share.sh" base || 
 expect_failures "base, ETR" "$LOGS/boot-etr-share-base.log" "$LOGS/etr-share-check-base.log" <<EOT
 threads-owner-last: the second event finds the ETR busy: PERF_RECORD_AUX with COLLISION
 threads-owner-first: the second event finds the ETR busy: PERF_RECORD_AUX with COLLISION
+threads-owner-last: the refused event reports the busy ETR once, not at every retry
+threads-owner-first: the refused event reports the busy ETR once, not at every retry
 two sessions: the second to start while both run finds the ETR busy: PERF_RECORD_AUX with COLLISION
 two sessions taking turns: both get trace, neither is truncated
 a PERF_SAMPLE_AUX sampler opens under a cs_etm leader on tmc_etr0 with an overwrite mode AUX buffer
@@ -233,6 +237,8 @@ expect_failures "owner-pid-rule, ETR" "$LOGS/boot-etr-share-owner-pid-rule.log" 
 	"$LOGS/etr-share-check-owner-pid-rule.log" <<EOT
 threads-owner-last: the second event finds the ETR busy: PERF_RECORD_AUX with COLLISION
 threads-owner-first: the second event finds the ETR busy: PERF_RECORD_AUX with COLLISION
+threads-owner-last: the refused event reports the busy ETR once, not at every retry
+threads-owner-first: the refused event reports the busy ETR once, not at every retry
 one session, two threads, the ETR's claimer stops last: each AUX buffer holds its own thread's trace only, none lost, no WARN
 one session, two threads, the ETR's claimer stops first: each AUX buffer holds its own thread's trace only, none lost, no WARN
 EOT
@@ -249,6 +255,17 @@ expect_failures "setup-aux-rule, ETR" "$LOGS/boot-etr-share-setup-aux-rule.log" 
 two sessions: the second to start while both run finds the ETR busy: PERF_RECORD_AUX with COLLISION
 two sessions taking turns: both get trace, neither is truncated
 two sessions: each AUX buffer decodes with 0 errors and has its own PID only
+EOT
+
+# The series with a busy ETR reported at every retry of the refused
+# event (ci/negative/collision-every-retry.patch, the bound of patch 16
+# undone): the events of the two threads are retried for 100 ms
+build_negative collision-every-retry.patch collision-every-retry
+bash "$CI_DIR/etr-share.sh" collision-every-retry || true
+expect_failures "collision-every-retry, ETR" "$LOGS/boot-etr-share-collision-every-retry.log" \
+	"$LOGS/etr-share-check-collision-every-retry.log" <<EOT
+threads-owner-last: the refused event reports the busy ETR once, not at every retry
+threads-owner-first: the refused event reports the busy ETR once, not at every retry
 EOT
 
 # Mutations of the series that take AUX samples with wrong content

@@ -8,12 +8,13 @@
  *  - One session (this process opens every event), two threads pinned to
  *    CPUs 1 and 2, each traced by a per-thread cs_etm event with an AUX
  *    buffer of its own, both running: the second event to start finds the
- *    ETR busy (PERF_RECORD_AUX with PERF_AUX_FLAG_COLLISION), and neither
- *    buffer gets the trace of the other thread. This is run twice, with
- *    the thread of the event that claimed the ETR stopping last and
- *    first: with the owner PID rule of the base tree the two events share
- *    the ETR, so the first gives one buffer the trace of both threads, the
- *    second trips WARN_ON(drvdata->perf_buf != etr_buf).
+ *    ETR busy (PERF_RECORD_AUX with PERF_AUX_FLAG_COLLISION), once
+ *    however often perf retries it, and neither buffer gets the trace of
+ *    the other thread. This is run twice, with the thread of the event
+ *    that claimed the ETR stopping last and first: with the owner PID
+ *    rule of the base tree the two events share the ETR, so the first
+ *    gives one buffer the trace of both threads, the second trips
+ *    WARN_ON(drvdata->perf_buf != etr_buf).
  *  - Two sessions (two processes, each tracing itself) pinned to CPUs 1
  *    and 2: first both run, and the one that starts second finds the ETR
  *    busy; then they take turns, and each gets its own trace. On the base
@@ -35,6 +36,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 
 #include "aux-session.h"
@@ -51,6 +53,12 @@
 #define MAX_IDS		16
 #define NR_SAMPLES	20
 #define SAMPLE_SIZE	4096
+/*
+ * How long both threads keep running after their bursts: the event that
+ * found the ETR busy is retried at every multiplexing tick (a tick, 4 ms
+ * at HZ=250) meanwhile, and must report the collision once, not per retry
+ */
+#define HOLD_MS		20
 #define ONCE_MSG	"AUX sampling needs a per-CPU sink"
 /*
  * The whole program takes about 10 s on the model; ci/etr-share.sh gives
@@ -60,6 +68,9 @@
  */
 #define WATCHDOG_SECONDS	120
 #define WAIT_SECONDS		30
+#ifndef GRND_INSECURE
+#define GRND_INSECURE		0x0004	/* Linux 5.6 */
+#endif
 
 /* A per-thread cs_etm event into tmc_etr0, with what its records said */
 struct trace_event {
@@ -96,6 +107,7 @@ static int trace_event_open(struct trace_event *ev, pid_t tid)
 	attr.exclude_hv = 1;
 	attr.sample_id_all = 1;
 	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	ev->fd = perf_event_open(&attr, tid, -1, -1, 0);
 	if (ev->fd < 0) {
 		ktap_diag("perf_event_open for TID %d: %s", tid, strerror(errno));
@@ -252,16 +264,19 @@ static long traced_now(void)
 }
 
 /*
- * sched_yield() until *@flag is set: 0, or -1 after WAIT_SECONDS. The
- * clock is read once per 1024 yields, to keep the traced loop small.
+ * Keep the CPU until *@flag is set: 0, or -1 after WAIT_SECONDS. The time
+ * goes to getrandom() calls of 64KiB, in the kernel, which the events do
+ * not trace: a wait of any length makes little trace, where a loop in user
+ * space or around a short system call would fill the AUX buffer in a
+ * tenth of a second. The task does not sleep, so its event stays on.
  */
-static int yield_until(volatile int *flag)
+static int busy_in_kernel_until(volatile int *flag)
 {
+	static char buf[64 * 1024];
 	long end = traced_now() + WAIT_SECONDS;
 
-	for (unsigned long n = 1; !*flag; n++) {
-		sched_yield();
-		if (!(n & 1023) && traced_now() > end)
+	while (!*flag) {
+		if (getrandom(buf, sizeof(buf), GRND_INSECURE) < 0 || traced_now() > end)
 			return -1;
 	}
 	return 0;
@@ -297,18 +312,13 @@ static void *worker_fn(void *arg)
 	w->tid = gettid();
 	pin_to_cpu(w->cpu);
 	__atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
-	/*
-	 * Wait in sched_yield(), which leaves the CPU only to another task
-	 * (there is none): the event stays on, and the wait makes little
-	 * user space trace however long it is
-	 */
-	if (yield_until(&w->go)) {
+	if (busy_in_kernel_until(&w->go)) {
 		w->failed = 1;
 		return NULL;
 	}
 	spin(BURST);
 	w->done = 1;
-	if (yield_until(&w->stop)) {
+	if (busy_in_kernel_until(&w->stop)) {
 		w->failed = 1;
 		return NULL;
 	}
@@ -377,6 +387,8 @@ static void two_threads(int owner_last)
 		if (!watchdog_poll(w[i].done || w[i].failed, WAIT_SECONDS, name) || w[i].failed)
 			ok = 0;
 	}
+	/* The threads are still running (in the kernel): the events stay on */
+	usleep(HOLD_MS * 1000);
 	for (int n = 0; n < 2; n++) {
 		int i = owner_last ? 1 - n : n;
 
@@ -429,6 +441,10 @@ static void two_threads(int owner_last)
 	snprintf(name, sizeof(name), "%s: the second event finds the ETR busy: "
 		 "PERF_RECORD_AUX with COLLISION", round);
 	ktap_result(ok && collisions >= 1, name);
+	/* Event 1 finds the ETR busy for one stretch of time, on one CPU */
+	snprintf(name, sizeof(name), "%s: the refused event reports the busy ETR once, "
+		 "not at every retry", round);
+	ktap_result(ok && ev[1].collisions == 1, name);
 }
 
 /* ---- two sessions ---- */
@@ -446,33 +462,25 @@ struct session {
 };
 
 /*
- * Whether the records since *@seen have a PERF_RECORD_AUX with
- * COLLISION: the event found the ETR busy when its task last came in.
+ * Whether the event of @ev runs: its running time grows while this task
+ * spins. An event that found the ETR busy is not running until a retry
+ * (its task's next sched in, or a multiplexing tick) finds it free.
  */
-static int new_collision(struct trace_event *ev, uint64_t *seen)
+static int trace_event_running(struct trace_event *ev)
 {
-	uint64_t head = __atomic_load_n(&ev->pc->data_head, __ATOMIC_ACQUIRE);
-	unsigned char *data = (unsigned char *)ev->pc + ev->pc->data_offset;
-	int found = 0;
+	uint64_t v[2][3];	/* value, time enabled, time running */
 
-	for (uint64_t off = *seen; off < head && off < ev->pc->data_size;) {
-		struct perf_event_header *h = (void *)(data + off);
-
-		if (!h->size)
-			break;
-		if (h->type == PERF_RECORD_AUX &&
-		    (((uint64_t *)(h + 1))[2] & PERF_AUX_FLAG_COLLISION))
-			found = 1;
-		off += h->size;
-	}
-	*seen = head;
-	return found;
+	if (read(ev->fd, v[0], sizeof(v[0])) != sizeof(v[0]))
+		return 0;
+	spin(1000);
+	if (read(ev->fd, v[1], sizeof(v[1])) != sizeof(v[1]))
+		return 0;
+	return v[1][2] > v[0][2];
 }
 
 static void session_child(struct session *s)
 {
 	struct trace_event ev;
-	uint64_t seen = 0;
 	char c;
 
 	/* alarm() is not inherited: the child has a watchdog of its own */
@@ -505,18 +513,16 @@ static void session_child(struct session *s)
 		 * yet, and so the ETR, when this one came in. A sleep brings
 		 * this one in again, which retries the ETR.
 		 */
-		for (int i = 0; c == 't' && new_collision(&ev, &seen) && i < 1000; i++)
+		for (int i = 0; c == 't' && !trace_event_running(&ev) && i < 1000; i++)
 			usleep(1000);
 		s->bursts++;
 		spin(BURST);
-		/* Little trace: see worker_fn() */
-		if (c == 'b' && yield_until(&s->release)) {
+		if (c == 'b' && busy_in_kernel_until(&s->release)) {
 			ktap_diag("session on CPU %d: not released in %d s", s->cpu,
 				  WAIT_SECONDS);
 			s->failed = 1;
 			break;
 		}
-		new_collision(&ev, &seen);
 	}
 	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
 	ktap_diag("session of PID %d on CPU %d:", getpid(), s->cpu);
@@ -720,7 +726,7 @@ int main(void)
 	page_size = sysconf(_SC_PAGESIZE);
 	nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	etr_sink_id = cs_etm_sink_id("tmc_etr0");
-	ktap_plan("etr-share", 9);
+	ktap_plan("etr-share", 11);
 	if (!ktap_result(nr_cpus >= 3 && etr_sink_id && pmu_type("cs_etm") >= 0 &&
 			 !access(CS_DEVICES "/etm1", F_OK),
 			 "devices: cs_etm with the sink tmc_etr0, an ETM per CPU, 3 or more CPUs")) {
