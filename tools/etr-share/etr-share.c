@@ -154,6 +154,8 @@ static void trace_event_read(struct trace_event *ev)
 {
 	uint64_t head = __atomic_load_n(&ev->pc->data_head, __ATOMIC_ACQUIRE);
 	unsigned char *data = (unsigned char *)ev->pc + ev->pc->data_offset;
+	char seq[160] = "";
+	size_t len = 0;
 
 	for (uint64_t off = 0; off < head && off < ev->pc->data_size;) {
 		struct perf_event_header *h = (void *)(data + off);
@@ -162,6 +164,12 @@ static void trace_event_read(struct trace_event *ev)
 		if (!h->size)
 			break;
 		if (h->type == PERF_RECORD_AUX) {
+			/* The records in order: their sizes, C for COLLISION, T for TRUNCATED */
+			if (len < sizeof(seq) - 32)
+				len += snprintf(seq + len, sizeof(seq) - len, " %llu%s%s",
+						(unsigned long long)p[1],
+						p[2] & PERF_AUX_FLAG_COLLISION ? "C" : "",
+						p[2] & PERF_AUX_FLAG_TRUNCATED ? "T" : "");
 			ev->nr_aux++;
 			ev->collisions += !!(p[2] & PERF_AUX_FLAG_COLLISION);
 			ev->truncated += !!(p[2] & PERF_AUX_FLAG_TRUNCATED);
@@ -178,6 +186,7 @@ static void trace_event_read(struct trace_event *ev)
 	ktap_diag("  %d AUX records, %d with COLLISION, %d TRUNCATED, %llu bytes of trace, "
 		  "trace IDs of %d CPUs", ev->nr_aux, ev->collisions, ev->truncated,
 		  (unsigned long long)ev->size, ev->nr_ids);
+	ktap_diag("  AUX records:%s", seq);
 }
 
 /* Print the AUX buffer of @ev, which traced @tid, for check-trace.py */
@@ -300,6 +309,7 @@ struct worker {
 	int wake[2];			/* a pipe: a byte ends the sleep */
 	volatile int ready, go, done, stop;
 	volatile int failed;		/* a wait of the thread timed out */
+	long switches;			/* context switches from go to stop */
 	int created;
 	pthread_t thread;
 };
@@ -311,17 +321,26 @@ static void *worker_fn(void *arg)
 
 	w->tid = gettid();
 	pin_to_cpu(w->cpu);
+	/*
+	 * Nothing else runs on the CPU (kworkers are SCHED_OTHER), so the
+	 * event that claimed the ETR keeps it until its thread sleeps, and
+	 * the other event is refused for one stretch of time
+	 */
+	if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 1 }))
+		ktap_diag("thread on CPU %d: SCHED_FIFO: %s", w->cpu, strerror(errno));
 	__atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
 	if (busy_in_kernel_until(&w->go)) {
 		w->failed = 1;
 		return NULL;
 	}
+	w->switches = thread_context_switches();
 	spin(BURST);
 	w->done = 1;
 	if (busy_in_kernel_until(&w->stop)) {
 		w->failed = 1;
 		return NULL;
 	}
+	w->switches = thread_context_switches() - w->switches;
 	/*
 	 * Sleep: the event stops. The main thread prints the trace before it
 	 * ends the sleep, which may take long: the watchdog bounds this wait.
@@ -404,7 +423,8 @@ static void two_threads(int owner_last)
 			ioctl(ev[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	}
 	for (int i = 0; ok && i < 2; i++) {
-		ktap_diag("%s: event %d, thread %d on CPU %d:", round, i, w[i].tid, w[i].cpu);
+		ktap_diag("%s: event %d, thread %d on CPU %d, %ld context switches while on:",
+			  round, i, w[i].tid, w[i].cpu, w[i].switches);
 		trace_event_read(&ev[i]);
 		collisions += ev[i].collisions;
 		truncated += ev[i].truncated;
