@@ -8,7 +8,13 @@ perf evlist for the attributes of the sampling event, perf report -D for
 the ETE packets of every AUX sample, perf script for branches of the
 workload decoded from the samples, perf report for its functions. SYMFS
 is the root of the boot's initramfs, where the workload's binary is.
-Prints KTAP; exits 1 if a test failed.
+
+From the perf.data of the aux-sample run it also makes files that the
+QEMU model cannot record, and checks what perf makes of them: an AUX
+sample whose zero padding is followed by a 0x80 byte that does not start
+an A-Sync packet, a sample from a CPU without trace metadata, and
+PERF_RECORD_AUX records of a formatted sink (ETR). Prints KTAP; exits 1
+if a test failed.
 
 With --refused, the boot was of a kernel that cannot take AUX samples of
 cs_etm: perf record must say so in every run.
@@ -17,6 +23,7 @@ Usage: check-perf-sample.py [--refused] PERF SYMFS BOOTLOG OUTDIR
 """
 import base64
 import re
+import struct
 import subprocess
 import sys
 
@@ -26,14 +33,27 @@ SNAPSHOT_ERROR = ("Snapshot mode (-S option) and AUX area sampling "
                   "(--aux-sample option) cannot be used together with cs_etm")
 # perf record, when the kernel refuses an event with aux_sample_size
 REFUSED_ERROR = "The kernel cannot take AUX area samples of the group leader"
+# perf record, for a sample size at or below the trace's sync period (4KiB),
+# with its line breaks as spaces
+SMALL_SAMPLE_WARNING = "may be too small for the synchronisation period"
+# perf script and perf report, for AUX samples of a formatted sink
+FORMATTED_ERROR = "AUX area sampling is only supported with per-CPU sinks"
+# perf script and perf report, for AUX samples of a CPU without metadata
+NO_METADATA_WARNING = "AUX samples from CPUs without trace metadata"
 
 # The runs of tools/perf-aux-sample/perf-aux-sample.c: name -> sample size
 RUNS = {
     "aux-sample": 4096,
     "default-size": 8192,     # perf's default for cs_etm
     "size-term": 16384,
+    "wrap": 8192,             # a 16KiB AUX area, which wraps
     "per-thread": 4096,
 }
+# Runs whose trace may restart after the TRBE wrapped: a padded sample
+# need not start with an A-Sync packet
+WRAPS = {"wrap"}
+# More zeros than an A-Sync packet has (11): padding by the kernel
+PADDED = 12
 # Runs without timestamps in the trace: the decoded samples have the
 # time of the AUX sample they come from
 TIMELESS = {"size-term"}
@@ -102,31 +122,64 @@ def check_attr(run, path, size):
            "no event with aux_sample_size")
 
 
-def check_dump(run, path, size):
-    """perf report -D dumps every AUX sample; padded ones start with A-Sync."""
-    out = perf(f"{run}.dump", "report", "-D", "-i", path).splitlines()
-    dumps, decoded, bad = 0, 0, []
+def dump_samples(out):
+    """The AUX samples of perf report -D: (size, padding, first packets)."""
+    samples = []
     for i, line in enumerate(out):
         m = re.search(r"CoreSight AUX sample: size (\w+) bytes, "
                       r"padding (\w+) bytes", line)
-        if not m:
-            continue
-        dumps += 1
-        got, padding = int(m.group(1), 0), int(m.group(2), 0)
+        if m:
+            packets = [x for x in out[i + 1:i + 6] if "Idx:" in x]
+            samples.append((int(m.group(1), 0), int(m.group(2), 0), packets))
+    return samples
+
+
+def false_async(packets):
+    """The trace starts with an A-Sync packet that no TraceInfo follows."""
+    return (len(packets) > 0 and re.search(r"Idx:0;.*I_ASYNC", packets[0]) and
+            not (len(packets) > 1 and re.search(r"Idx:12;.*I_TRACE_INFO", packets[1])))
+
+
+def check_dump(run, path, size):
+    """perf report -D dumps every AUX sample; padded ones start with A-Sync.
+
+    perf skips the zeros at the front of a sample, but those of an A-Sync
+    packet that starts the trace. A sample whose trace does not start with
+    an A-Sync then has as padding all its zeros: PADDED of them or more
+    are the kernel's padding, fewer may be trace (a sample full of trace
+    starts anywhere in the trace stream). After the TRBE wrapped (WRAPS),
+    the trace of a padded sample starts where the sink restarted, and
+    need not start with an A-Sync: some sample must be such. In no run may
+    the trace start with an A-Sync that no TraceInfo follows.
+    """
+    out = perf(f"{run}.dump", "report", "-D", "-i", path).splitlines()
+    samples = dump_samples(out)
+    decoded, restarted, bad = 0, 0, []
+    for got, padding, packets in samples:
         if got != size:
             bad.append(f"size {got:#x}")
         if padding == got:
             continue
-        packets = [x for x in out[i + 1:i + 6] if "Idx:" in x]
         if packets:
             decoded += 1
-        # Zero padding ends where the trace starts, with an A-Sync
-        if padding and (not packets or not
-                        re.search(r"Idx:0;.*I_ASYNC", packets[0])):
-            bad.append(f"padded sample not at an A-Sync: {packets[:1]}")
-    result(dumps > 0 and decoded > 0 and not bad,
+        if not padding:
+            continue
+        at_async = packets and re.search(r"Idx:0;.*I_ASYNC", packets[0])
+        if false_async(packets):
+            bad.append(f"padded sample at an A-Sync without TraceInfo: {packets[:2]}")
+        elif not at_async and padding >= PADDED:
+            restarted += 1
+            # Zero padding ends where the trace starts, with an A-Sync
+            if run not in WRAPS:
+                bad.append(f"padded sample not at an A-Sync: {packets[:1]}")
+    result(len(samples) > 0 and decoded > 0 and not bad,
            f"{run}: perf report -D dumps the AUX samples as ETE packets",
-           f"{dumps} AUX samples, {decoded} with packets; {bad[:3]}")
+           f"{len(samples)} AUX samples, {decoded} with packets, "
+           f"{restarted} padded not at an A-Sync; {bad[:3]}")
+    if run in WRAPS:
+        result(restarted > 0,
+               f"{run}: the TRBE wrapped: a padded sample starts without an A-Sync",
+               f"{restarted} padded samples not at an A-Sync")
 
 
 def check_script(run, path):
@@ -172,6 +225,226 @@ def check_report(run, path):
            f"found {found}")
 
 
+# perf.data, as far as the crafted files need it
+PERF_RECORD_AUX = 11
+PERF_RECORD_SAMPLE = 9
+PERF_RECORD_AUXTRACE = 71
+PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW = 0x100
+# The sample_type bits that the samples may have, in the order of their
+# fields; any other bit, except AUX (the last field), is refused
+SAMPLE_FIELDS = [(1 << 16, "identifier"), (1 << 0, "ip"), (1 << 1, "tid"),
+                 (1 << 2, "time"), (1 << 3, "addr"), (1 << 6, "id"),
+                 (1 << 9, "stream_id"), (1 << 7, "cpu"), (1 << 8, "period")]
+SAMPLE_AUX = 1 << 20
+SAMPLE_ID_FIELDS = ("tid", "time", "id", "stream_id", "cpu", "identifier")
+
+
+class PerfData:
+    """The records of a perf.data file, to change and to write out again."""
+
+    def __init__(self, data):
+        self.data = bytearray(data)
+        assert data[:8] == b"PERFILE2", "not a perf.data file"
+        # Each attr is followed by the file section of its ids
+        attr_size = self.u64(16) - 16
+        attrs_off, attrs_size = self.u64(24), self.u64(32)
+        self.data_off, self.data_size = self.u64(40), self.u64(48)
+        # attr id -> sample_type
+        self.sample_type = {}
+        for a in range(attrs_off, attrs_off + attrs_size, attr_size + 16):
+            sample_type = self.u64(a + 24)
+            ids_off, ids_size = self.u64(a + attr_size), self.u64(a + attr_size + 8)
+            for i in range(ids_off, ids_off + ids_size, 8):
+                self.sample_type[self.u64(i)] = sample_type
+        # (offset, type) of every record in the data section
+        self.records = []
+        off = self.data_off
+        while off < self.data_off + self.data_size:
+            rtype, size = struct.unpack_from("<IxxH", self.data, off)
+            assert size >= 8 and rtype != PERF_RECORD_AUXTRACE, f"record at {off:#x}"
+            self.records.append((off, rtype))
+            off += size
+
+    def u64(self, off):
+        return struct.unpack_from("<Q", self.data, off)[0]
+
+    def sample(self, off):
+        """The fields of the PERF_RECORD_SAMPLE at off: name -> offset."""
+        sample_type = self.sample_type[self.u64(off + 8)]
+        fields, pos = {}, off + 8
+        for bit, name in SAMPLE_FIELDS:
+            if sample_type & bit:
+                fields[name] = pos
+                pos += 8
+        assert not sample_type & ~(sum(b for b, _ in SAMPLE_FIELDS) | SAMPLE_AUX)
+        if sample_type & SAMPLE_AUX:
+            fields["aux_size"] = pos
+            fields["aux"] = pos + 8
+        return fields
+
+    def aux_samples(self):
+        """The fields of the samples that carry AUX data with trace."""
+        samples = []
+        for off, rtype in self.records:
+            if rtype == PERF_RECORD_SAMPLE and self.u64(off + 8) in self.sample_type:
+                f = self.sample(off)
+                if "aux" in f and any(self.data[f["aux"]:f["aux"] + self.u64(f["aux_size"])]):
+                    samples.append(f)
+        return samples
+
+    def insert(self, off, record):
+        """Insert a record before the one at off: the header's feature
+        sections, after the data section, move along."""
+        n = len(record)
+        end = self.data_off + self.data_size
+        features = sum(bin(b).count("1") for b in self.data[72:104])
+        for i in range(features):
+            pos = end + 16 * i
+            struct.pack_into("<Q", self.data, pos, self.u64(pos) + n)
+        self.data[off:off] = record
+        self.data_size += n
+        struct.pack_into("<Q", self.data, 48, self.data_size)
+        self.records = [(o + n if o >= off else o, t) for o, t in self.records]
+
+    def write(self, path):
+        with open(path, "wb") as f:
+            f.write(self.data)
+
+
+def craft_false_async(pd):
+    """Zero padding, then a 0x80 byte in the middle of the trace.
+
+    Take a padded sample that starts with an A-Sync and a TraceInfo, zero
+    them and the packets after them, and put a 0x80 byte where the zeros
+    end, as trace that restarted there would start: the 11 zeros before it
+    and the 0x80 look like an A-Sync, but no TraceInfo follows.
+    """
+    for f in pd.aux_samples():
+        aux, size = f["aux"], pd.u64(f["aux_size"])
+        data = pd.data[aux:aux + size]
+        zeros = len(data) - len(data.lstrip(b"\0"))
+        if zeros >= 64 and size - zeros > 256 and data[zeros:zeros + 2] == b"\x80\x01":
+            # Not before a TraceInfo header, nor before another zero
+            end = zeros + 40
+            while data[end + 1] in (0x00, 0x01):
+                end += 1
+            pd.data[aux + zeros:aux + end] = bytes(end - zeros)
+            pd.data[aux + end] = 0x80
+            return True
+    return False
+
+
+def craft_foreign_cpu(pd, cpu):
+    """The first AUX sample with trace comes from @cpu."""
+    f = pd.aux_samples()[0]
+    struct.pack_into("<I", pd.data, f["cpu"], cpu)
+
+
+def craft_formatted(pd):
+    """PERF_RECORD_AUX records of a formatted sink, on every sampled CPU.
+
+    The trace of a CPU is formatted if its PERF_RECORD_AUX records say so:
+    clear PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW in those of the recording
+    (there are some when the TRBE filled the AUX area), and put one
+    without it before the first sample for every CPU, with the sample_id
+    of the cs_etm event (the event whose samples have no AUX data and
+    which is not the dummy event).
+    """
+    for off, rtype in pd.records:
+        if rtype == PERF_RECORD_AUX:
+            flags = pd.u64(off + 24) & ~PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW
+            struct.pack_into("<Q", pd.data, off + 24, flags)
+    samples = pd.aux_samples()
+    cpus = sorted({struct.unpack_from("<I", pd.data, f["cpu"])[0] for f in samples})
+    first = samples[0]
+    sample_off = first["identifier"] - 8
+    fields = {name: bytes(pd.data[off:off + 8]) for name, off in first.items()}
+    cs_etm = [i for i, t in pd.sample_type.items()
+              if not t & SAMPLE_AUX and t & (1 << 7)]
+    ident = cs_etm[0]
+    sample_type = pd.sample_type[ident]
+    for cpu in cpus:
+        sample_id = b""
+        for name in SAMPLE_ID_FIELDS:
+            bit = {n: b for b, n in SAMPLE_FIELDS}[name]
+            if not sample_type & bit:
+                continue
+            if name == "cpu":
+                sample_id += struct.pack("<II", cpu, 0)
+            elif name in ("identifier", "id"):
+                sample_id += struct.pack("<Q", ident)
+            elif name == "time":
+                time = struct.unpack("<Q", fields["time"])[0]
+                sample_id += struct.pack("<Q", time - 1)
+            else:
+                sample_id += fields.get(name, bytes(8))
+        body = struct.pack("<QQQ", 0, 4096, 0) + sample_id
+        record = struct.pack("<IHH", PERF_RECORD_AUX, 0, 8 + len(body)) + body
+        pd.insert(sample_off, record)
+        sample_off += len(record)
+
+
+def check_crafted(path):
+    """What perf makes of AUX samples that the QEMU model cannot record."""
+    with open(path, "rb") as f:
+        orig = f.read()
+    for name, check in (("zeros then a 0x80 byte without TraceInfo do not read as an A-Sync",
+                         check_false_async),
+                        ("a sample from a CPU without trace metadata is skipped, with one warning",
+                         check_foreign_cpu),
+                        ("samples of a formatted sink are refused, with a message",
+                         check_formatted)):
+        try:
+            ok, diag = check(orig)
+        except (AssertionError, KeyError, IndexError, struct.error) as e:
+            ok, diag = False, f"cannot craft the file: {e!r}"
+        result(ok, f"crafted: {name}", diag)
+
+
+def check_false_async(orig):
+    """Padding and a 0x80 byte that is not an A-Sync: skip all the zeros."""
+    pd = PerfData(orig)
+    crafted = craft_false_async(pd)
+    pd.write(f"{OUTDIR}/false-async.data")
+    samples = dump_samples(perf("false-async.dump", "report", "-D", "-i",
+                                f"{OUTDIR}/false-async.data").splitlines())
+    bad = [p[:2] for _, padding, p in samples if padding and false_async(p)]
+    return (crafted and len(samples) > 0 and not bad,
+            f"crafted {crafted}, {len(samples)} AUX samples; {bad[:1]}")
+
+
+def check_foreign_cpu(orig):
+    """A sample from a CPU that perf.data has no metadata of: skipped."""
+    pd = PerfData(orig)
+    craft_foreign_cpu(pd, 8)
+    pd.write(f"{OUTDIR}/foreign-cpu.data")
+    p = subprocess.run([PERF, "script", "-i", f"{OUTDIR}/foreign-cpu.data",
+                        "--symfs", SYMFS, "-F", "tid,cpu,event,ip,sym"],
+                       capture_output=True, text=True, errors="replace")
+    with open(f"{OUTDIR}/foreign-cpu.script", "w") as f:
+        f.write(p.stdout + p.stderr)
+    branches = len(re.findall(r"branches", p.stdout))
+    warnings = p.stderr.count(NO_METADATA_WARNING)
+    return (p.returncode == 0 and branches > 0 and warnings == 1,
+            f"exit {p.returncode}, {branches} branches, {warnings} warnings")
+
+
+def check_formatted(orig):
+    """PERF_RECORD_AUX records of a formatted sink: refused."""
+    pd = PerfData(orig)
+    craft_formatted(pd)
+    pd.write(f"{OUTDIR}/formatted.data")
+    p = subprocess.run([PERF, "script", "-i", f"{OUTDIR}/formatted.data",
+                        "--symfs", SYMFS, "-F", "tid,cpu,event,ip,sym"],
+                       capture_output=True, text=True, errors="replace")
+    with open(f"{OUTDIR}/formatted.script", "w") as f:
+        f.write(p.stdout + p.stderr)
+    branches = len(re.findall(r"branches", p.stdout))
+    return (p.returncode != 0 and branches == 0 and FORMATTED_ERROR in p.stderr,
+            f"exit {p.returncode}, {branches} branches, "
+            f"message {FORMATTED_ERROR in p.stderr}")
+
+
 def check_refused(text, status):
     """A kernel without AUX sampling for cs_etm: perf record says so.
 
@@ -199,6 +472,16 @@ def check_runs(text, status, files):
         check_script(run, path)
         if run == "aux-sample":
             check_report(run, path)
+            check_crafted(path)
+
+    # A sample that is not larger than the trace's sync period may hold
+    # no A-Sync: perf record warns, for 4096 bytes, not for 8192
+    for run, size in RUNS.items():
+        warned = SMALL_SAMPLE_WARNING in " ".join(run_output(text, run).split())
+        result(warned == (size <= 4096),
+               f"{run}: perf record {'warns' if size <= 4096 else 'does not warn'} "
+               f"that {size} byte samples may be too small",
+               f"warned {warned}")
 
     result(status.get("snapshot", 0) != 0 and
            SNAPSHOT_ERROR in run_output(text, "snapshot"),

@@ -99,9 +99,18 @@ size-term: the sampling event takes 16384 byte AUX samples and the CPU
 size-term: perf report -D dumps the AUX samples as ETE packets
 size-term: perf script decodes branches of the workload from the samples
 size-term: without timestamps, the branches have the time of their sample
+wrap: the sampling event takes 8192 byte AUX samples and the CPU
+wrap: perf report -D dumps the AUX samples as ETE packets
+wrap: the TRBE wrapped: a padded sample starts without an A-Sync
+wrap: perf script decodes branches of the workload from the samples
 per-thread: the sampling event takes 4096 byte AUX samples and the CPU
 per-thread: perf report -D dumps the AUX samples as ETE packets
 per-thread: perf script decodes branches of the workload from the samples
+crafted: zeros then a 0x80 byte without TraceInfo do not read as an A-Sync
+crafted: a sample from a CPU without trace metadata is skipped, with one warning
+crafted: samples of a formatted sink are refused, with a message
+aux-sample: perf record warns that 4096 byte samples may be too small
+per-thread: perf record warns that 4096 byte samples may be too small
 snapshot: -S with --aux-sample is refused, with a message
 EOT
 )

@@ -46,6 +46,12 @@ static const struct run runs[] = {
 	/* The aux-sample-size term, which puts the event in the group; no timestamps */
 	{ "size-term", { "-e", "cs_etm/timestamp=0/u",
 			 "-e", "cpu-clock/" PERIOD ",aux-sample-size=16384/" } },
+	/*
+	 * A 16KiB AUX area, which the TRBE fills in a few samples: it wraps,
+	 * and the trace since it restarted need not start with an A-Sync
+	 */
+	{ "wrap", { "-m", ",16K", "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}",
+		    "--aux-sample=8192" } },
 	/* Per-thread events, whose samples tell the CPU in PERF_SAMPLE_CPU only */
 	{ "per-thread", { "--per-thread", "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}",
 			  "--aux-sample=4096" } },
