@@ -314,6 +314,19 @@ struct worker {
 	pthread_t thread;
 };
 
+/*
+ * Run SCHED_FIFO: no kworker (SCHED_OTHER, such as the one that mixes
+ * interrupt randomness every second) takes the CPU, and so the ETR, from
+ * the event of this task while it waits for its next step
+ */
+static void set_fifo(const char *who, int cpu)
+{
+	struct sched_param fifo = { .sched_priority = 1 };
+
+	if (sched_setscheduler(0, SCHED_FIFO, &fifo))
+		ktap_diag("%s on CPU %d: SCHED_FIFO: %s", who, cpu, strerror(errno));
+}
+
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
@@ -326,8 +339,7 @@ static void *worker_fn(void *arg)
 	 * event that claimed the ETR keeps it until its thread sleeps, and
 	 * the other event is refused for one stretch of time
 	 */
-	if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 1 }))
-		ktap_diag("thread on CPU %d: SCHED_FIFO: %s", w->cpu, strerror(errno));
+	set_fifo("thread", w->cpu);
 	__atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
 	if (busy_in_kernel_until(&w->go)) {
 		w->failed = 1;
@@ -507,6 +519,7 @@ static void session_child(struct session *s)
 	watchdog_start(WATCHDOG_SECONDS);
 	watchdog_step("session on CPU %d: open", s->cpu);
 	pin_to_cpu(s->cpu);
+	set_fifo("session", s->cpu);
 	if (trace_event_open(&ev, 0))
 		_exit(1);
 	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
