@@ -314,19 +314,6 @@ struct worker {
 	pthread_t thread;
 };
 
-/*
- * Run SCHED_FIFO: no kworker (SCHED_OTHER, such as the one that mixes
- * interrupt randomness every second) takes the CPU, and so the ETR, from
- * the event of this task while it waits for its next step
- */
-static void set_fifo(const char *who, int cpu)
-{
-	struct sched_param fifo = { .sched_priority = 1 };
-
-	if (sched_setscheduler(0, SCHED_FIFO, &fifo))
-		ktap_diag("%s on CPU %d: SCHED_FIFO: %s", who, cpu, strerror(errno));
-}
-
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
@@ -335,11 +322,13 @@ static void *worker_fn(void *arg)
 	w->tid = gettid();
 	pin_to_cpu(w->cpu);
 	/*
-	 * Nothing else runs on the CPU (kworkers are SCHED_OTHER), so the
-	 * event that claimed the ETR keeps it until its thread sleeps, and
-	 * the other event is refused for one stretch of time
+	 * No kworker (such as the one that mixes interrupt randomness every
+	 * second) takes the CPU, so the event that claimed the ETR keeps it
+	 * until its thread sleeps, and the other event is refused for one
+	 * stretch of time
 	 */
-	set_fifo("thread", w->cpu);
+	if (run_sched_fifo())
+		ktap_diag("thread on CPU %d: SCHED_FIFO: %s", w->cpu, strerror(errno));
 	__atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
 	if (busy_in_kernel_until(&w->go)) {
 		w->failed = 1;
@@ -519,7 +508,9 @@ static void session_child(struct session *s)
 	watchdog_start(WATCHDOG_SECONDS);
 	watchdog_step("session on CPU %d: open", s->cpu);
 	pin_to_cpu(s->cpu);
-	set_fifo("session", s->cpu);
+	/* As the threads above: the first session keeps the ETR while it waits */
+	if (run_sched_fifo())
+		ktap_diag("session on CPU %d: SCHED_FIFO: %s", s->cpu, strerror(errno));
 	if (trace_event_open(&ev, 0))
 		_exit(1);
 	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);

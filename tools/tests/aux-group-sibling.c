@@ -116,7 +116,6 @@ static void test_join(int i)
 
 int main(void)
 {
-	struct sched_param fifo = { .sched_priority = 1 };
 	int nr = sizeof(cases) / sizeof(cases[0]);
 
 	ktap_plan("aux_group_sibling", nr);
@@ -130,7 +129,7 @@ int main(void)
 		return 1;
 	}
 	pin_to_cpu(CPU);
-	if (sched_setscheduler(0, SCHED_FIFO, &fifo))
+	if (run_sched_fifo())
 		ktap_diag("SCHED_FIFO: %s", strerror(errno));
 	for (int i = 0; i < nr; i++)
 		test_join(i);

@@ -144,6 +144,18 @@ static inline void pin_to_cpu(int cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/*
+ * Make the calling thread SCHED_FIFO: no SCHED_OTHER task, kworkers
+ * included, preempts it, so that its per-thread events stay scheduled in
+ * while it runs. 0, or -1 with errno set.
+ */
+static inline int run_sched_fifo(void)
+{
+	struct sched_param fifo = { .sched_priority = 1 };
+
+	return sched_setscheduler(0, SCHED_FIFO, &fifo);
+}
+
 /* The context switches of the calling thread so far, voluntary or not */
 static inline long thread_context_switches(void)
 {

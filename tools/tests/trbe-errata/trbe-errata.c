@@ -186,14 +186,13 @@ static void test_restarts(int kmsg)
 static void test_fill(int kmsg)
 {
 	const char *name = names[2];
-	struct sched_param fifo = { .sched_priority = 1 };
 	long irqs, after, switches;
 	struct aux_session s;
 	int splats, trunc = 0, ms = 0;
 	uint64_t head;
 
 	pin_to_cpu(FILL_CPU);
-	if (sched_setscheduler(0, SCHED_FIFO, &fifo))
+	if (run_sched_fifo())
 		ktap_diag("fill: SCHED_FIFO: %s", strerror(errno));
 	irqs = trbe_interrupts(FILL_CPU);
 	after = irqs;
