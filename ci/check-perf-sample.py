@@ -413,17 +413,24 @@ def check_false_async(orig):
             f"crafted {crafted}, {len(samples)} AUX samples; {bad[:1]}")
 
 
-def check_foreign_cpu(orig):
-    """A sample from a CPU that perf.data has no metadata of: skipped."""
+def script_crafted(orig, name, craft):
+    """perf script of a copy of @orig that @craft edited, saved as NAME.*:
+    the completed process and the number of branches it printed."""
     pd = PerfData(orig)
-    craft_foreign_cpu(pd, 8)
-    pd.write(f"{OUTDIR}/foreign-cpu.data")
-    p = subprocess.run([PERF, "script", "-i", f"{OUTDIR}/foreign-cpu.data",
+    craft(pd)
+    pd.write(f"{OUTDIR}/{name}.data")
+    p = subprocess.run([PERF, "script", "-i", f"{OUTDIR}/{name}.data",
                         "--symfs", SYMFS, "-F", "tid,cpu,event,ip,sym"],
                        capture_output=True, text=True, errors="replace")
-    with open(f"{OUTDIR}/foreign-cpu.script", "w") as f:
+    with open(f"{OUTDIR}/{name}.script", "w") as f:
         f.write(p.stdout + p.stderr)
-    branches = len(re.findall(r"branches", p.stdout))
+    return p, len(re.findall(r"branches", p.stdout))
+
+
+def check_foreign_cpu(orig):
+    """A sample from a CPU that perf.data has no metadata of: skipped."""
+    p, branches = script_crafted(orig, "foreign-cpu",
+                                 lambda pd: craft_foreign_cpu(pd, 8))
     warnings = p.stderr.count(NO_METADATA_WARNING)
     return (p.returncode == 0 and branches > 0 and warnings == 1,
             f"exit {p.returncode}, {branches} branches, {warnings} warnings")
@@ -431,15 +438,7 @@ def check_foreign_cpu(orig):
 
 def check_formatted(orig):
     """PERF_RECORD_AUX records of a formatted sink: refused."""
-    pd = PerfData(orig)
-    craft_formatted(pd)
-    pd.write(f"{OUTDIR}/formatted.data")
-    p = subprocess.run([PERF, "script", "-i", f"{OUTDIR}/formatted.data",
-                        "--symfs", SYMFS, "-F", "tid,cpu,event,ip,sym"],
-                       capture_output=True, text=True, errors="replace")
-    with open(f"{OUTDIR}/formatted.script", "w") as f:
-        f.write(p.stdout + p.stderr)
-    branches = len(re.findall(r"branches", p.stdout))
+    p, branches = script_crafted(orig, "formatted", craft_formatted)
     return (p.returncode != 0 and branches == 0 and FORMATTED_ERROR in p.stderr,
             f"exit {p.returncode}, {branches} branches, "
             f"message {FORMATTED_ERROR in p.stderr}")
