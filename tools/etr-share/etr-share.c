@@ -476,7 +476,7 @@ struct session {
 	pid_t pid;
 	int go[2];			/* the parent writes a byte per turn */
 	volatile int bursts;		/* bursts begun */
-	volatile int release;		/* ends the wait after a 'b' burst */
+	volatile int release;		/* ends the wait after an 'h' or 'b' burst */
 	volatile int failed;		/* a wait of the child timed out */
 	struct trace_event ev;		/* copied out, pointers invalid */
 	unsigned char aux[AUX_PAGES * 4096];
@@ -515,10 +515,11 @@ static void session_child(struct session *s)
 		_exit(1);
 	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
 	/*
-	 * One burst per byte: 'b' while the other session runs too (then
-	 * wait on the CPU for the parent), 't' for a turn of its own. The
-	 * parent writes a byte at least every few seconds: a read that
-	 * times out, or a pipe without a writer, ends the session.
+	 * One burst per byte: 'h' to take and hold the ETR (then wait on the
+	 * CPU for the parent), 'b' while the other session holds it (the
+	 * same), 't' for a turn of its own. The parent writes a byte at least
+	 * every few seconds: a read that times out, or a pipe without a
+	 * writer, ends the session.
 	 */
 	watchdog_step("session on CPU %d: bursts", s->cpu);
 	for (;;) {
@@ -533,15 +534,16 @@ static void session_child(struct session *s)
 		if (c == 'q')
 			break;
 		/*
-		 * A turn: the other task sleeps, but may not have left its CPU
+		 * 'h' or a turn: the other task sleeps (its state in /proc says
+		 * so before it leaves the CPU), but may not have left its CPU
 		 * yet, and so the ETR, when this one came in. A sleep brings
 		 * this one in again, which retries the ETR.
 		 */
-		for (int i = 0; c == 't' && !trace_event_running(&ev) && i < 1000; i++)
+		for (int i = 0; c != 'b' && !trace_event_running(&ev) && i < 1000; i++)
 			usleep(1000);
 		s->bursts++;
 		spin(BURST);
-		if (c == 'b' && busy_in_kernel_until(&s->release)) {
+		if (c != 't' && busy_in_kernel_until(&s->release)) {
 			ktap_diag("session on CPU %d: not released in %d s", s->cpu,
 				  WAIT_SECONDS);
 			s->failed = 1;
@@ -604,7 +606,7 @@ static void two_sessions(int *splats)
 	for (int i = 0; ok && i < 2; i++)
 		ok = !wait_sleeping(s[i].pid, s[i].pid, "sessions: opened");
 	for (int i = 0; ok && i < 2; i++) {
-		if (write(s[i].go[1], "b", 1) != 1)
+		if (write(s[i].go[1], i ? "b" : "h", 1) != 1)
 			ok = 0;
 		snprintf(name, sizeof(name), "sessions: session %d begins its burst", i);
 		watchdog_step("%s", name);
