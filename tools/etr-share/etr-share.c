@@ -462,10 +462,15 @@ static void two_threads(int owner_last)
 	snprintf(name, sizeof(name), "%s: the second event finds the ETR busy: "
 		 "PERF_RECORD_AUX with COLLISION", round);
 	ktap_result(ok && collisions >= 1, name);
-	/* Event 1 finds the ETR busy for one stretch of time, on one CPU */
+	/*
+	 * One event finds the ETR busy for one stretch of time, on one CPU:
+	 * event 1 as a rule, but the AUX records show that event 0 can be
+	 * the one refused at its enable (not understood yet, see
+	 * ci/README.md, Flakes), so both are counted
+	 */
 	snprintf(name, sizeof(name), "%s: the refused event reports the busy ETR once, "
 		 "not at every retry", round);
-	ktap_result(ok && ev[1].collisions == 1, name);
+	ktap_result(ok && collisions == 1, name);
 }
 
 /* ---- two sessions ---- */
