@@ -279,16 +279,29 @@ static long traced_now(void)
  * space or around a short system call would fill the AUX buffer in a
  * tenth of a second. The task does not sleep, so its event stays on.
  */
+static char wait_buf[64 * 1024];
+
 static int busy_in_kernel_until(volatile int *flag)
 {
-	static char buf[64 * 1024];
 	long end = traced_now() + WAIT_SECONDS;
 
 	while (!*flag) {
-		if (getrandom(buf, sizeof(buf), GRND_INSECURE) < 0 || traced_now() > end)
+		if (getrandom(wait_buf, sizeof(wait_buf), GRND_INSECURE) < 0 ||
+		    traced_now() > end)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * Fault in the pages of wait_buf (after a fork: copy them), so that a
+ * wait does not sleep in a page fault, for example on the mmap lock that
+ * the main thread holds while it maps ring buffers: a sleep would stop
+ * the task's event and hand the ETR to the other one
+ */
+static void prefault_wait_buf(void)
+{
+	memset(wait_buf, 0, sizeof(wait_buf));
 }
 
 /* Read a byte of @fd into @c, waiting up to @secs seconds: 1, 0 or -1 */
@@ -309,7 +322,7 @@ struct worker {
 	int wake[2];			/* a pipe: a byte ends the sleep */
 	volatile int ready, go, done, stop;
 	volatile int failed;		/* a wait of the thread timed out */
-	long switches;			/* context switches from go to stop */
+	long switches;			/* context switches from ready to stop */
 	int created;
 	pthread_t thread;
 };
@@ -329,12 +342,14 @@ static void *worker_fn(void *arg)
 	 */
 	if (run_sched_fifo())
 		ktap_diag("thread on CPU %d: SCHED_FIFO: %s", w->cpu, strerror(errno));
+	prefault_wait_buf();
+	/* From here the thread must not leave its CPU until it stops */
+	w->switches = thread_context_switches();
 	__atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
 	if (busy_in_kernel_until(&w->go)) {
 		w->failed = 1;
 		return NULL;
 	}
-	w->switches = thread_context_switches();
 	spin(BURST);
 	w->done = 1;
 	if (busy_in_kernel_until(&w->stop)) {
@@ -516,6 +531,7 @@ static void session_child(struct session *s)
 	/* As the threads above: the first session keeps the ETR while it waits */
 	if (run_sched_fifo())
 		ktap_diag("session on CPU %d: SCHED_FIFO: %s", s->cpu, strerror(errno));
+	prefault_wait_buf();
 	if (trace_event_open(&ev, 0))
 		_exit(1);
 	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
