@@ -134,9 +134,14 @@ def dump_samples(out):
     return samples
 
 
+def at_async(packets):
+    """The trace starts with an A-Sync packet."""
+    return len(packets) > 0 and re.search(r"Idx:0;.*I_ASYNC", packets[0])
+
+
 def false_async(packets):
     """The trace starts with an A-Sync packet that no TraceInfo follows."""
-    return (len(packets) > 0 and re.search(r"Idx:0;.*I_ASYNC", packets[0]) and
+    return (at_async(packets) and
             not (len(packets) > 1 and re.search(r"Idx:12;.*I_TRACE_INFO", packets[1])))
 
 
@@ -164,10 +169,9 @@ def check_dump(run, path, size):
             decoded += 1
         if not padding:
             continue
-        at_async = packets and re.search(r"Idx:0;.*I_ASYNC", packets[0])
         if false_async(packets):
             bad.append(f"padded sample at an A-Sync without TraceInfo: {packets[:2]}")
-        elif not at_async and padding >= PADDED:
+        elif not at_async(packets) and padding >= PADDED:
             restarted += 1
             # Zero padding ends where the trace starts, with an A-Sync
             if run not in WRAPS:
@@ -235,6 +239,7 @@ PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW = 0x100
 SAMPLE_FIELDS = [(1 << 16, "identifier"), (1 << 0, "ip"), (1 << 1, "tid"),
                  (1 << 2, "time"), (1 << 3, "addr"), (1 << 6, "id"),
                  (1 << 9, "stream_id"), (1 << 7, "cpu"), (1 << 8, "period")]
+SAMPLE_BITS = {name: bit for bit, name in SAMPLE_FIELDS}
 SAMPLE_AUX = 1 << 20
 SAMPLE_ID_FIELDS = ("tid", "time", "id", "stream_id", "cpu", "identifier")
 
@@ -360,14 +365,13 @@ def craft_formatted(pd):
     sample_off = first["identifier"] - 8
     fields = {name: bytes(pd.data[off:off + 8]) for name, off in first.items()}
     cs_etm = [i for i, t in pd.sample_type.items()
-              if not t & SAMPLE_AUX and t & (1 << 7)]
+              if not t & SAMPLE_AUX and t & SAMPLE_BITS["cpu"]]
     ident = cs_etm[0]
     sample_type = pd.sample_type[ident]
     for cpu in cpus:
         sample_id = b""
         for name in SAMPLE_ID_FIELDS:
-            bit = {n: b for b, n in SAMPLE_FIELDS}[name]
-            if not sample_type & bit:
+            if not sample_type & SAMPLE_BITS[name]:
                 continue
             if name == "cpu":
                 sample_id += struct.pack("<II", cpu, 0)

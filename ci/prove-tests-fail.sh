@@ -259,7 +259,7 @@ EOT
 
 # The series with a busy ETR reported at every retry of the refused
 # event (ci/negative/collision-every-retry.patch, the bound of patch 16
-# undone): the events of the two threads are retried for 100 ms
+# undone): the refused event of the two threads is retried for 20 ms
 build_negative collision-every-retry.patch collision-every-retry
 bash "$CI_DIR/etr-share.sh" collision-every-retry || true
 expect_failures "collision-every-retry, ETR" "$LOGS/boot-etr-share-collision-every-retry.log" \
