@@ -294,9 +294,8 @@ static int busy_in_kernel_until(volatile int *flag)
 }
 
 /*
- * Fault in the pages of wait_buf (after a fork: copy them), so that a
- * wait does not sleep in a page fault, for example on the mmap lock that
- * the main thread holds while it maps ring buffers: a sleep would stop
+ * Fault in the pages of wait_buf (after a fork: copy them) before the
+ * waits, so that no wait can sleep in a page fault: a sleep would stop
  * the task's event and hand the ETR to the other one
  */
 static void prefault_wait_buf(void)
