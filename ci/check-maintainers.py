@@ -7,6 +7,10 @@
 - get_maintainer.pl runs on every patch; its output goes to the log, and
   every section it names (but THE REST) must be in the snippet, so that
   the snippet covers everything the series touches.
+- Every file a patch adds has a maintainer in a section other than THE
+  REST (get_maintainer.pl -f), so that it needs no new MAINTAINERS entry:
+  ci/check-patches.sh lets checkpatch's "does MAINTAINERS need updating?"
+  pass on that ground.
 
 Usage: check-maintainers.py KSRC SNIPPET PATCH...
 """
@@ -33,6 +37,24 @@ def sections(text):
     return out
 
 
+def added_files(patch):
+    """The files that @patch adds."""
+    with open(patch) as f:
+        lines = f.read().splitlines()
+    return [re.match(r"diff --git a/\S+ b/(\S+)", prev).group(1)
+            for prev, line in zip(lines, lines[1:])
+            if line.startswith("new file mode") and prev.startswith("diff --git ")]
+
+
+def maintained(ksrc, path):
+    """The sections but THE REST that name a maintainer of @path."""
+    out = subprocess.run(["perl", "scripts/get_maintainer.pl", "--no-git",
+                          "--no-git-fallback", "--nol", "-f", path], cwd=ksrc,
+                         check=True, capture_output=True, text=True).stdout
+    return {m.group(1) for m in map(ROLE.search, out.splitlines())
+            if m and m.group(1) != "THE REST"}
+
+
 def main(ksrc, snippet_path, patches):
     with open(snippet_path) as f:
         snippet = sections(f.read())
@@ -54,6 +76,12 @@ def main(ksrc, snippet_path, patches):
         for name in sorted(named - snippet.keys()):
             print(f"MAINTAINERS-snippet: misses '{name}', named for {patch}")
             bad += 1
+        for path in added_files(patch):
+            covered = maintained(ksrc, path)
+            print(f"new file {path}: {', '.join(sorted(covered)) or 'no section'}")
+            if not covered:
+                print(f"MAINTAINERS: no section maintains {path}, added by {patch}")
+                bad += 1
     if bad:
         sys.exit(f"check-maintainers: {bad} problem(s)")
     print(f"check-maintainers: {len(snippet)} sections, all in MAINTAINERS; "

@@ -4,9 +4,11 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# g++-aarch64-linux-gnu: the static libstdc++ that the arm64 perf's
+# CoreSight trace decoder (OpenCSD, in C++) links with
 PACKAGES=(
 	make gcc git perl python3 xz-utils cpio bc bison flex libssl-dev libelf-dev
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross ccache
+	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross ccache
 	device-tree-compiler
 	b4 libopencsd-dev
 )

@@ -63,6 +63,28 @@ EOT
 	SID_UPDATED=1
 }
 
+# The reason the series' perf test gives for its skip on a machine without
+# a per-CPU sink (tools/perf/tests/shell/coresight/aux_sample.sh)
+PERF_TEST_NO_SINK="no per-CPU sink (TRBE): AUX area sampling needs one"
+
+# A private apt configuration for the arm64 packages of the machine's own
+# Debian release: static libraries and busybox for the guest's perf
+# (ci/fetch-arm64-debs.sh). Only for apt-get download, never install.
+arm64_apt() {
+	local d=$CACHE/apt-arm64 uri suite
+	mkdir -p "$d/lists/partial"
+	uri=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null)
+	suite=$(awk '/^Suites:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null)
+	[ -n "$uri" ] || uri=$(awk '$1 == "deb" {print $2; exit}' /etc/apt/sources.list)
+	[ -n "$suite" ] || suite=$(awk '$1 == "deb" {print $3; exit}' /etc/apt/sources.list)
+	echo "deb [arch=arm64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" \
+		> "$d/sources.list"
+	ARM64_APT=(-o Dir::Etc::sourcelist="$d/sources.list" -o Dir::Etc::sourceparts=/dev/null
+		   -o Dir::State::Lists="$d/lists" -o APT::Architecture=arm64
+		   -o APT::Architectures::=arm64 -o APT::Sandbox::User=root)
+	apt-get "${ARM64_APT[@]}" -qq update || die "apt-get update (arm64) failed"
+}
+
 # The postings of ./series, in order, one line each: NAME PATCHES. A
 # "# posting: NAME" line starts a posting; a patch before the first one
 # is listed as posting "-", which the callers refuse.

@@ -39,7 +39,8 @@
 #    3 undone): aux-sample-steady fails or the kernel oopses. The tests of
 #    what each breaks must fail;
 #  - perf as it is before the perf patches of the series: the perf tests
-#    of AUX samples fail (ci/perf-sample-test.sh has the list).
+#    of AUX samples fail (ci/perf-sample-test.sh has the list), and so
+#    does the series' perf test, as it does on the base kernel.
 # Each boot must fail exactly as listed below, or this stage fails.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -412,3 +413,15 @@ fi
 
 # perf without the perf patches, on the series kernel
 bash "$CI_DIR/perf-sample-test.sh" without-perf-patches
+
+# The series' perf test, run by perf test (ci/perf-test.sh): the base
+# kernel refuses the AUX samples; perf before the perf patches (built
+# above) cannot record them
+bash "$CI_DIR/perf-test.sh" base on
+expect_failures "perf test, base kernel" "$LOGS/boot-perf-test-base-on.log" <<EOT
+perf test: CoreSight AUX area sampling with a per-CPU sink
+EOT
+PERF=$WORK/perf-arm64-noperf/perf bash "$CI_DIR/perf-test.sh" series on perf-test-noperf
+expect_failures "perf test, perf before its patches" "$LOGS/boot-perf-test-noperf.log" <<EOT
+perf test: CoreSight AUX area sampling with a per-CPU sink
+EOT

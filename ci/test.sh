@@ -12,7 +12,7 @@
 # both CoreSight paths of the model,
 # test who may share the ETR of the model through perf (tools/etr-share),
 # record AUX samples with the series' perf in QEMU and decode them on the
-# host, log the numbers of the AUX sample benchmark, and show that the
+# host, run the series' perf test in QEMU with perf test, log the numbers of the AUX sample benchmark, and show that the
 # tests fail where the series is not. The last line is "N passed,
 # N failed" over the KUnit cases, boot tests, sample decoding, trace
 # checks and perf tests.
@@ -45,6 +45,8 @@ stage deps run install-deps
 stage reader-tests run test-ktap-results
 stage build-qemu run build-qemu "$WORK/qemu"
 stage fetch-base run fetch-base
+# Before the bisect, which builds the arm64 perf after each perf patch
+stage fetch-arm64 run fetch-arm64-debs
 stage apply-series run apply-series
 stage checkpatch run check-patches
 stage maintainers run check-maintainers
@@ -74,6 +76,8 @@ stage build-perf-host run build-perf host
 stage build-perf-arm64 run build-perf arm64
 stage perf-sample run perf-sample-test
 stage perf-sample-base run perf-sample-test base-kernel
+stage perf-test run perf-test series on
+stage perf-test-etr run perf-test series etr
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
 	bash "$CI_DIR/build-kernel.sh" series series-debug
 stage boot-debug env KERNEL_ARGS="cs_etm_fuzz=${FUZZ_SECONDS:-90}${FUZZ_SEED:+ cs_etm_fuzz_seed=$FUZZ_SEED}" \
@@ -116,8 +120,11 @@ run results trbe-errata "$LOGS/boot-trbe-errata-series.log" "$LOGS/trbe-errata-c
 run results etr-share "$LOGS/boot-etr-share-series.log" "$LOGS/etr-share-check-series.log" || true
 run results perf-sample "$LOGS/perf-sample.ktap" || true
 run results perf-sample-base "$LOGS/perf-sample-base.ktap" || true
+run results perf-test --allow-skip "$PERF_TEST_NO_SINK" \
+	"$LOGS/boot-perf-test-series-on.log" "$LOGS/boot-perf-test-series-etr.log" || true
 run results nmi-calls "$LOGS/nmi-calls-series.ktap" || true
 run results debug "${debug_logs[@]}" || true
 run results model-trbe "$LOGS/boot-trace-on.log" "$LOGS/trace-check-on.log" || true
 run results model-etr "$LOGS/boot-trace-etr.log" "$LOGS/trace-check-etr.log" || true
-run results --total boot-series aux-samples trbe-fault trbe-errata etr-share perf-sample perf-sample-base nmi-calls
+run results --total boot-series aux-samples trbe-fault trbe-errata etr-share perf-sample perf-sample-base \
+	perf-test nmi-calls
