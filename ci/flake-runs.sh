@@ -13,7 +13,7 @@ set -uo pipefail
 
 runs=${1:-30}
 fuzz=${FUZZ_SECONDS:-20}
-stages=${STAGES:-"boot-series trbe-fault trbe-errata trace-trbe trace-etr etr-share perf-sample boot-debug etr-nmi-debug"}
+stages=${STAGES:-"boot-series trbe-fault trbe-errata trace-trbe trace-etr etr-share perf-sample perf-test perf-test-etr boot-debug etr-nmi-debug"}
 
 # $1: stage; runs it once as ci/test.sh does
 run_stage() {
@@ -31,6 +31,8 @@ run_stage() {
 	trace-etr) bash "$CI_DIR/trace.sh" etr ;;
 	etr-share) bash "$CI_DIR/etr-share.sh" series ;;
 	perf-sample) bash "$CI_DIR/perf-sample-test.sh" ;;
+	perf-test) bash "$CI_DIR/perf-test.sh" series on ;;
+	perf-test-etr) bash "$CI_DIR/perf-test.sh" series etr ;;
 	boot-debug)
 		KERNEL_ARGS="cs_etm_fuzz=$fuzz" bash "$CI_DIR/boot.sh" series-debug &&
 		bash "$CI_DIR/results.sh" flake --require-kunit "$LOGS/boot-series-debug.log" ;;

@@ -411,16 +411,19 @@ else
 	die "throttle-stops-aux: aux-sample-steady passed with throttling stopping the AUX event, see $throttle_log"
 fi
 
-# perf without the perf patches, on the series kernel
-bash "$CI_DIR/perf-sample-test.sh" without-perf-patches
-
-# The series' perf test, run by perf test (ci/perf-test.sh): the base
-# kernel refuses the AUX samples; perf before the perf patches (built
-# above) cannot record them
+# The series' perf test, run by perf test (ci/perf-test.sh), on the base
+# kernel, which refuses the AUX samples (before perf-sample-test.sh
+# without-perf-patches, which leaves no series perf behind)
 bash "$CI_DIR/perf-test.sh" base on
 expect_failures "perf test, base kernel" "$LOGS/boot-perf-test-base-on.log" <<EOT
 perf test: CoreSight AUX area sampling with a per-CPU sink
 EOT
+
+# perf without the perf patches, on the series kernel
+bash "$CI_DIR/perf-sample-test.sh" without-perf-patches
+
+# The series' perf test with perf before the perf patches (built above),
+# which cannot record the samples
 PERF=$WORK/perf-arm64-noperf/perf bash "$CI_DIR/perf-test.sh" series on perf-test-noperf
 expect_failures "perf test, perf before its patches" "$LOGS/boot-perf-test-noperf.log" <<EOT
 perf test: CoreSight AUX area sampling with a per-CPU sink
