@@ -416,7 +416,7 @@ fi
 # without-perf-patches, which leaves no series perf behind)
 bash "$CI_DIR/perf-test.sh" base on
 expect_failures "perf test, base kernel" "$LOGS/boot-perf-test-base-on.log" <<EOT
-perf test: CoreSight AUX area sampling with a per-CPU sink
+perf test with TRBEs: CoreSight AUX area sampling with a per-CPU sink
 EOT
 
 # perf without the perf patches, on the series kernel
@@ -426,5 +426,5 @@ bash "$CI_DIR/perf-sample-test.sh" without-perf-patches
 # which cannot record the samples
 PERF=$WORK/perf-arm64-noperf/perf bash "$CI_DIR/perf-test.sh" series on perf-test-noperf
 expect_failures "perf test, perf before its patches" "$LOGS/boot-perf-test-noperf.log" <<EOT
-perf test: CoreSight AUX area sampling with a per-CPU sink
+perf test with TRBEs: CoreSight AUX area sampling with a per-CPU sink
 EOT

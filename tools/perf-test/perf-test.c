@@ -9,9 +9,12 @@
  *
  * copies its output to the console as KTAP diagnostics and reports its
  * result as one KTAP test: perf test's "Ok" passes, "Skip" is a skip with
- * the test's own reason, anything else fails.
+ * the test's own reason, anything else fails. The result's name says
+ * whether the machine has TRBEs, so that the boot of each model of
+ * ci/perf-test.sh reports a test of its own.
  */
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,17 @@
 /* The test records for a second and decodes on an emulated CPU */
 #define TEST_SECONDS	300
 #define WATCHDOG_SECONDS 400
+
+/* Whether the machine has a TRBE, the per-CPU sink the test needs */
+static int has_trbe(void)
+{
+	glob_t g;
+	int ret = !glob("/sys/bus/coresight/devices/trbe*", 0, NULL, &g);
+
+	if (ret)
+		globfree(&g);
+	return ret;
+}
 
 /* Run @argv with its output in OUTPUT; its wait status, or -1 */
 static int run(const char *const argv[], int secs)
@@ -53,12 +67,14 @@ int main(void)
 		"/bin/busybox", "--install", "-s", NULL };
 	static const char *const perf_test[] = {
 		"/usr/bin/perf", "test", "-vv", TEST, NULL };
-	char line[512], result[128] = "", reason[256] = "";
+	char line[512], result[128] = "", reason[256] = "", name[128];
 	int status, results = 0;
 	FILE *f;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n1..1\n");
+	snprintf(name, sizeof(name), "perf test %s TRBEs: %s",
+		 has_trbe() ? "with" : "without", TEST);
 	watchdog_start(WATCHDOG_SECONDS);
 
 	/* The shell and tools of the test: busybox's applets, as links */
@@ -67,14 +83,14 @@ int main(void)
 	status = run(install, 30);
 	if (status != 0) {
 		printf("# busybox --install: status %d\n", status);
-		printf("not ok 1 perf test: %s\n", TEST);
+		printf("not ok 1 %s\n", name);
 		return 0;
 	}
 	setenv("PATH", "/usr/bin:/bin:/usr/sbin:/sbin", 1);
 	/* perf finds its shell tests in ./tests/shell, as in its source tree */
 	if (chdir(PERF_CORE)) {
 		printf("# cannot enter %s: %m\n", PERF_CORE);
-		printf("not ok 1 perf test: %s\n", TEST);
+		printf("not ok 1 %s\n", name);
 		return 0;
 	}
 
@@ -111,10 +127,10 @@ int main(void)
 	if (results != 1)
 		printf("# %d results of the test, not one\n", results);
 	if (results == 1 && !strncmp(result, "Skip", 4))
-		printf("ok 1 perf test: %s # SKIP %s\n", TEST, reason);
+		printf("ok 1 %s # SKIP %s\n", name, reason);
 	else if (results == 1 && !strcmp(result, "Ok") && status == 0)
-		printf("ok 1 perf test: %s\n", TEST);
+		printf("ok 1 %s\n", name);
 	else
-		printf("not ok 1 perf test: %s\n", TEST);
+		printf("not ok 1 %s\n", name);
 	return 0;
 }
