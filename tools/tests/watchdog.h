@@ -10,9 +10,9 @@
  *	watchdog_step("mmap of the AUX buffer");
  *
  * The alarm is per process: a child of fork() starts its own. The
- * handler also prints the state, wait channel and kernel stack of the
- * main thread, which may be stuck in a system call while another thread
- * runs the handler.
+ * handler also prints the state, wait channel and kernel stack of every
+ * thread of the process, which may be stuck in a system call while
+ * another thread runs the handler.
  */
 #ifndef WATCHDOG_H
 #define WATCHDOG_H
@@ -58,17 +58,17 @@ static inline char *watchdog_num(char *buf, size_t len, unsigned long n)
 }
 
 /*
- * Print file @name of /proc/self/task/<main thread>/ as "# watchdog: ..."
- * lines. The handler may run on another thread than the main one, which
- * may be in the kernel: its state, wait channel and kernel stack say where.
+ * Print file @name of /proc/self/task/@tid/ as "# watchdog: ..." lines.
+ * The handler runs on one thread while the others may be in the kernel:
+ * their state, wait channel and kernel stack say where.
  */
-static inline void watchdog_dump(const char *name)
+static inline void watchdog_dump(const char *tid, const char *name)
 {
-	char path[64] = "/proc/self/task/", num[16], buf[1024];
+	char path[64] = "/proc/self/task/", buf[1024];
 	ssize_t n;
 	int fd;
 
-	strcat(path, watchdog_num(num, sizeof(num), getpid()));
+	strcat(path, tid);
 	strcat(path, "/");
 	strcat(path, name);
 	fd = open(path, O_RDONLY);
@@ -85,7 +85,9 @@ static inline void watchdog_dump(const char *name)
 			*nl++ = 0;
 		else
 			nl = line + strlen(line);
-		watchdog_put("# watchdog: main thread ");
+		watchdog_put("# watchdog: thread ");
+		watchdog_put(tid);
+		watchdog_put(" ");
 		watchdog_put(name);
 		watchdog_put(": ");
 		watchdog_put(line);
@@ -93,7 +95,39 @@ static inline void watchdog_dump(const char *name)
 	}
 }
 
-/* Async-signal-safe: open, read, write, close and _exit only */
+/*
+ * Dump every thread of the process, from /proc/self/task read with
+ * getdents64(): opendir() allocates, which a signal handler must not
+ */
+static inline void watchdog_dump_threads(void)
+{
+	struct dirent64_raw {
+		unsigned long long ino;
+		long long off;
+		unsigned short reclen;
+		unsigned char type;
+		char name[];
+	} *d;
+	char buf[4096];
+	long n;
+	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n; off += d->reclen) {
+			d = (struct dirent64_raw *)(buf + off);
+			if (d->name[0] == '.')
+				continue;
+			watchdog_dump(d->name, "stat");
+			watchdog_dump(d->name, "wchan");
+			watchdog_dump(d->name, "stack");
+		}
+	}
+	close(fd);
+}
+
+/* Async-signal-safe: open, read, getdents64, write, close and _exit only */
 static inline void watchdog_expired(int sig)
 {
 	char num[16];
@@ -104,9 +138,7 @@ static inline void watchdog_expired(int sig)
 	watchdog_put("' hung for ");
 	watchdog_put(watchdog_num(num, sizeof(num), watchdog_seconds));
 	watchdog_put(" s\n");
-	watchdog_dump("stat");
-	watchdog_dump("wchan");
-	watchdog_dump("stack");
+	watchdog_dump_threads();
 	_exit(3);
 }
 
