@@ -10,7 +10,7 @@
 # sessions of trbe-errata; then decodes the AUX samples with
 # ci/check-aux-samples.sh ($LOGS/aux-{samples,latest}-trbe-errata-$1.log).
 # The console goes to $LOGS/boot-trbe-errata-$1.log. Fails like
-# ci/boot.sh, on any splat (without patch 6, a restart of a snapshot
+# ci/boot.sh, on any splat (without patch 8, a restart of a snapshot
 # buffer WARNs in trbe_apply_work_around_before_enable()) or a hang.
 #
 # A test on a TRBE without the work-arounds passes without exercising

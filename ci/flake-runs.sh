@@ -13,7 +13,7 @@ set -uo pipefail
 
 runs=${1:-30}
 fuzz=${FUZZ_SECONDS:-20}
-stages=${STAGES:-"boot-series trbe-fault trbe-errata trace-trbe trace-etr etr-share perf-sample perf-test perf-test-etr boot-debug etr-nmi-debug"}
+stages=${STAGES:-"boot-series trbe-fault aux-remap trbe-errata trace-trbe trace-etr etr-share perf-sample perf-test perf-test-etr boot-debug etr-nmi-debug"}
 
 # $1: stage; runs it once as ci/test.sh does
 run_stage() {
@@ -26,6 +26,9 @@ run_stage() {
 	trbe-fault)
 		bash "$CI_DIR/boot-trbe-fault.sh" series &&
 		bash "$CI_DIR/results.sh" flake "$LOGS/boot-trbe-fault-series.log" ;;
+	aux-remap)
+		bash "$CI_DIR/boot-aux-remap.sh" series &&
+		bash "$CI_DIR/results.sh" flake "$LOGS/boot-aux-remap-series.log" ;;
 	trbe-errata) bash "$CI_DIR/boot-trbe-errata.sh" series ;;
 	trace-trbe) bash "$CI_DIR/trace.sh" on ;;
 	trace-etr) bash "$CI_DIR/trace.sh" etr ;;

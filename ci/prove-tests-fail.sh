@@ -3,17 +3,18 @@
 # Show that the tests can fail, by running them where the series is not:
 #  - the base kernel: the KUnit suites of the series are absent, and the
 #    boot tests of AUX sampling fail, the decoding of AUX samples and the
-#    tests of the TRBE fault boot too, and so do aux-group-sibling (a
-#    sibling that joins a running cs_etm group stays inactive, patch 2)
-#    and aux-pause-orphan (a perf core WARN that the series fixes; its
-#    cycles twin
-#    pmu-nmi-aux-pause-orphan passes, as the WARN is once per boot, and so
-#    does pmu-nmi, which tests the config); on the ETR
+#    tests of the TRBE fault boot too, a TRBE event whose AUX area is
+#    mapped again oopses in trbe_pad_buf() (patches 5 and 6), and so do
+#    aux-group-sibling (a sibling that joins a running cs_etm group stays
+#    inactive, patch 2) and aux-pause-orphan (a perf core WARN that the
+#    series fixes; its cycles twin pmu-nmi-aux-pause-orphan passes, as
+#    the WARN is once per boot, and so does pmu-nmi, which tests the
+#    config); on the ETR
 #    (ci/etr-share.sh), two threads of one session mix their trace in one
 #    buffer or lose it with a WARN, a busy ETR is never a COLLISION, and
 #    AUX sampling is refused; on TRBEs with errata
 #    (ci/boot-trbe-errata.sh) the snapshot mode restarts WARN in both
-#    work-arounds of trbe_apply_work_around_before_enable(), which patch 6
+#    work-arounds of trbe_apply_work_around_before_enable(), which patch 8
 #    fixes;
 #  - the series with the sink sharing rule of the base tree put back
 #    (ci/negative/owner-pid-sink-rule.patch): the KUnit table fails on the
@@ -31,7 +32,7 @@
 #    with the padding at the back, the whole ring copied for an empty
 #    snapshot, a sample one byte short, up to a page too long (the KUnit
 #    layout suite), trace from before the last restart; a fatal TRBE fault
-#    not reported by update_buffer() (patch 5 undone); the shared-sink
+#    not reported by update_buffer() (patch 7 undone); the shared-sink
 #    refusal removed; an AUX sample that restarts the sink by disabling and
 #    enabling the whole path (ci/negative/snapshot-restarts-path.patch, the
 #    design of v2): the check of what the NMI paths call fails; throttling
@@ -85,6 +86,15 @@ ALLOW_WARNING=' at perf_event_aux_pause\+' bash "$CI_DIR/boot.sh" base
 # fails, as it must: its results are compared below
 bash "$CI_DIR/check-aux-samples.sh" base || true
 bash "$CI_DIR/boot-trbe-fault.sh" base
+# An AUX area mapped again: the base kernel pads past its end in
+# trbe_pad_buf() and oopses (oops=panic) before the test reports
+BOOT_TIMEOUT=180 bash "$CI_DIR/boot-aux-remap.sh" base &&
+	die "aux-remap: the base kernel passed its boot"
+remap_log=$LOGS/boot-aux-remap-base.log
+grep -q 'Unable to handle kernel' "$remap_log" && grep -q 'trbe_pad_buf' "$remap_log" ||
+	die "aux-remap: no oops in trbe_pad_buf() on the base kernel, see $remap_log"
+! grep -q '^ok 1 ' "$remap_log" || die "aux-remap: the test passed on the base kernel"
+log "base: aux-remap oopses in trbe_pad_buf(), as it must"
 for suite in coresight_etm_perf_aux_sample coresight_perf_sink_sharing; do
 	! grep -q "# Subtest: $suite" "$LOGS/boot-base.log" ||
 		die "KUnit suite $suite runs on the base kernel"
@@ -132,7 +142,7 @@ cycles: throttled 50kHz samples: 95% or more with trace, well formed, PERF_RECOR
 # in fill mode work-around WARNs) and with a page or less left (the write
 # out of range one WARNs). Let those WARNs pass the boot, each must be
 # there; the tests fail below: the two snapshot mode sessions of
-# trbe-errata for want of patch 6, the AUX sampling ones as in the base
+# trbe-errata for want of patch 8, the AUX sampling ones as in the base
 # boot above.
 errata_boot=$LOGS/boot-trbe-errata-base.log
 rm -f "$LOGS/trbe-errata-check-base.log" "$LOGS/aux-samples-trbe-errata-base.log" \
@@ -259,7 +269,7 @@ two sessions: each AUX buffer decodes with 0 errors and has its own PID only
 EOT
 
 # The series with a busy ETR reported at every retry of the refused
-# event (ci/negative/collision-every-retry.patch, the bound of patch 16
+# event (ci/negative/collision-every-retry.patch, the bound of patch 18
 # undone): the refused event of the two threads is retried for 20 ms
 build_negative collision-every-retry.patch collision-every-retry
 bash "$CI_DIR/etr-share.sh" collision-every-retry || true
@@ -348,7 +358,7 @@ expect_failures stale-trace "$LOGS/aux-latest-stale-trace.log" <<EOT
 65536 byte samples taken at page faults end with the trace of the faulting store: its function, iteration and IP
 EOT
 
-# Patch 5 undone: a fatal TRBE fault found by update_buffer() is not
+# Patch 7 undone: a fatal TRBE fault found by update_buffer() is not
 # reported, on the AUX sample and event stop paths; the interrupt handler
 # still reports its own
 build_negative trbe-fault-not-truncated.patch trbe-fault-not-truncated

@@ -68,6 +68,7 @@ stage boot-series run boot series
 stage aux-samples run check-aux-samples series
 stage kunit-parse run kunit-parse series
 stage trbe-fault run boot-trbe-fault series
+stage aux-remap run boot-aux-remap series
 stage trbe-errata run boot-trbe-errata series
 stage trace-trbe run trace on
 stage trace-etr run trace etr
@@ -84,12 +85,13 @@ stage boot-debug env KERNEL_ARGS="cs_etm_fuzz=${FUZZ_SECONDS:-90}${FUZZ_SEED:+ c
 	bash "$CI_DIR/boot.sh" series-debug
 stage aux-samples-debug run check-aux-samples series-debug
 stage trbe-fault-debug run boot-trbe-fault series-debug
+stage aux-remap-debug run boot-aux-remap series-debug
 stage etr-nmi-debug run boot-etr-nmi series-debug
-# The debug boot's KUnit and boot tests, decoded samples, TRBE faults and
-# AUX pauses on the ETR in NMI
+# The debug boot's KUnit and boot tests, decoded samples, TRBE faults, a
+# remapped AUX area and AUX pauses on the ETR in NMI
 debug_logs=(--require-kunit "$LOGS/boot-series-debug.log" "$LOGS/aux-samples-series-debug.log"
 	    "$LOGS/aux-latest-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log"
-	    "$LOGS/boot-etr-nmi-series-debug.log")
+	    "$LOGS/boot-aux-remap-series-debug.log" "$LOGS/boot-etr-nmi-series-debug.log")
 stage debug-results run results debug "${debug_logs[@]}"
 stage prove-tests-fail run prove-tests-fail
 # After prove-tests-fail, which builds Image-snapshot-restarts-path: the
@@ -115,6 +117,7 @@ echo "=== results (per stage; the last line adds up the series' tests)"
 run results boot-series --require-kunit --allow-skip "no CPU hotplug" "$LOGS/boot-series.log" || true
 run results aux-samples "$LOGS/aux-samples-series.log" "$LOGS/aux-latest-series.log" || true
 run results trbe-fault "$LOGS/boot-trbe-fault-series.log" || true
+run results aux-remap "$LOGS/boot-aux-remap-series.log" || true
 run results trbe-errata "$LOGS/boot-trbe-errata-series.log" "$LOGS/trbe-errata-check-series.log" \
 	"$LOGS/aux-samples-trbe-errata-series.log" "$LOGS/aux-latest-trbe-errata-series.log" || true
 run results etr-share "$LOGS/boot-etr-share-series.log" "$LOGS/etr-share-check-series.log" || true
@@ -126,5 +129,5 @@ run results nmi-calls "$LOGS/nmi-calls-series.ktap" || true
 run results debug "${debug_logs[@]}" || true
 run results model-trbe "$LOGS/boot-trace-on.log" "$LOGS/trace-check-on.log" || true
 run results model-etr "$LOGS/boot-trace-etr.log" "$LOGS/trace-check-etr.log" || true
-run results --total boot-series aux-samples trbe-fault trbe-errata etr-share perf-sample perf-sample-base \
+run results --total boot-series aux-samples trbe-fault aux-remap trbe-errata etr-share perf-sample perf-sample-base \
 	perf-test nmi-calls

@@ -11,7 +11,7 @@
  * in the QEMU model (x-trbe-align=8, x-trbe-overwrite-fill-mode,
  * x-trbe-write-out-of-range, see tools/qemu/README.md). Without the
  * work-arounds the model's stray writes corrupt trace or fault; without
- * patch 6 of the series the restart at an unaligned head hits the
+ * patch 8 of the series the restart at an unaligned head hits the
  * WARN_ON(!IS_ALIGNED(buf->trbe_write, PAGE_SIZE)) of
  * trbe_apply_work_around_before_enable(), and the restart after a FILL
  * with a page or less left its WARN_ON(space <= PAGE_SIZE ...).
