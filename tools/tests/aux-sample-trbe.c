@@ -457,7 +457,11 @@ struct migrate {
 /*
  * Move from CPU to CPU with a session enabled, with the other thread on the
  * same CPU, and sleep now and then: the group is scheduled out and in,
- * on the same CPU after the other thread's group and on the next one
+ * on the same CPU after the other thread's group and on the next one.
+ * The sampler is off while the samples are read: in the debug kernel a
+ * traced reader takes longer for a sample (about 20 ms) than the sampler
+ * takes to make one, so a sampled reader would find more at each round,
+ * up to a full ring (about 250 samples, 5 s a round).
  */
 static void *migrate_thread(void *arg)
 {
@@ -480,9 +484,11 @@ static void *migrate_thread(void *arg)
 		spin_ms(3);
 		if (i % 3 == 2)
 			usleep(1000);
+		ioctl(s.sampler, PERF_EVENT_IOC_DISABLE, 0);
 		/* Taken here, or on the CPU before while the thread moved */
 		st = session_samples2(&s, 4096, m->tid, cpu, prev);
 		add_stats(&m->st, &st);
+		ioctl(s.sampler, PERF_EVENT_IOC_ENABLE, 0);
 		prev = cpu;
 	}
 	ioctl(s.leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
