@@ -5,7 +5,8 @@
 # changes perf (tools/perf) but not the kernel builds perf instead, for
 # the host and for arm64, and one that changes only documentation builds
 # nothing. The last kernel build is the whole series, saved as
-# Image-series.
+# Image-series. The first kernel build and any after a patch that changes
+# a Kconfig file configure the tree; the others keep its .config.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,7 +21,13 @@ changes_outside() {
 	[ -n "$(git -C "$KSRC" diff --name-only "$commit^" "$commit" -- . "${pathspec[@]}")" ]
 }
 
+# Whether $1 changes a Kconfig file
+changes_kconfig() {
+	git -C "$KSRC" diff --name-only "$1^" "$1" | grep -q '\(^\|/\)Kconfig'
+}
+
 n=0
+keep_config=0
 total=$(git -C "$KSRC" rev-list --count base..series)
 image=
 for commit in $(git -C "$KSRC" rev-list --reverse base..series); do
@@ -28,10 +35,13 @@ for commit in $(git -C "$KSRC" rev-list --reverse base..series); do
 	start=$SECONDS
 	subject=$(git -C "$KSRC" log -1 --format=%s "$commit")
 	if changes_outside "$commit" tools/perf Documentation; then
-		bash "$CI_DIR/build-kernel.sh" "$commit" "patch-$n" > "$LOGS/bisect-$n.log" 2>&1 ||
+		changes_kconfig "$commit" && keep_config=0
+		KEEP_CONFIG=$keep_config bash "$CI_DIR/build-kernel.sh" "$commit" "patch-$n" \
+			> "$LOGS/bisect-$n.log" 2>&1 ||
 			{ cat "$LOGS/bisect-$n.log"; die "patch $n/$total does not build: $subject"; }
 		[ -z "$image" ] || rm -f "$image"
 		image=$WORK/images/Image-patch-$n
+		keep_config=1
 		what=builds
 	elif changes_outside "$commit" Documentation; then
 		git -C "$KSRC" checkout -q "$commit"

@@ -6,6 +6,8 @@
 # if an option of a fragment did not end up set as asked (the last
 # fragment that sets it wins), so that a renamed or unmet option cannot go
 # unnoticed. KTARGETS are the make targets (default: Image).
+# KEEP_CONFIG=1 builds with the .config already in KOUT (the bisect does,
+# for a patch that changes no Kconfig file): configuring takes ~15 s.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,25 +18,34 @@ fragments=("$TOP/kernel-config" ${KCONFIG_EXTRA:-})
 
 git -C "$KSRC" checkout -q "$ref"
 
-mkdir -p "$KOUT" "$WORK/images"
-kmake -s allnoconfig
-"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" "$KOUT/.config" \
-	"${fragments[@]}" > "$LOGS/merge-config.log"
-kmake -s olddefconfig
+configure() {
+	local bad=0 line
 
-bad=0
-while read -r line; do
-	case "$line" in
-	CONFIG_*=*)
-		grep -qx "$line" "$KOUT/.config" && continue
-		echo "kernel-config: $line is not set in .config (got: $(grep "^${line%%=*}=" "$KOUT/.config" || echo unset))"
-		bad=1
-		;;
-	esac
-done < <(cat "${fragments[@]}" |
-	 awk -F= '/^CONFIG_/ { if (!($1 in v)) k[n++] = $1; v[$1] = $0 }
-		  END { for (i = 0; i < n; i++) print v[k[i]] }')
-[ $bad -eq 0 ] || die "the config fragments did not apply"
+	kmake -s allnoconfig
+	"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" "$KOUT/.config" \
+		"${fragments[@]}" > "$LOGS/merge-config.log"
+	kmake -s olddefconfig
+
+	while read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			grep -qx "$line" "$KOUT/.config" && continue
+			echo "kernel-config: $line is not set in .config (got: $(grep "^${line%%=*}=" "$KOUT/.config" || echo unset))"
+			bad=1
+			;;
+		esac
+	done < <(cat "${fragments[@]}" |
+		 awk -F= '/^CONFIG_/ { if (!($1 in v)) k[n++] = $1; v[$1] = $0 }
+			  END { for (i = 0; i < n; i++) print v[k[i]] }')
+	[ $bad -eq 0 ] || die "the config fragments did not apply"
+}
+
+mkdir -p "$KOUT" "$WORK/images"
+if [ "${KEEP_CONFIG:-0}" = 1 ] && [ -f "$KOUT/.config" ]; then
+	log "keeping the .config of the last build"
+else
+	configure
+fi
 
 targets=${KTARGETS:-Image}
 log "building $targets at $ref ($(git -C "$KSRC" log -1 --format=%s "$ref"))"
