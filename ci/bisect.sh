@@ -4,9 +4,11 @@
 # `git rebase -x make`: every patch must build on its own. A patch that
 # changes perf (tools/perf) but not the kernel builds perf instead, for
 # the host and for arm64, and one that changes only documentation builds
-# nothing. The last kernel build is the whole series, saved as
-# Image-series. The first kernel build and any after a patch that changes
-# a Kconfig file configure the tree; the others keep its .config.
+# nothing; one that changes the kselftests also builds them
+# (ci/build-kselftests.sh). The last kernel build is the whole series,
+# saved as Image-series. The first kernel build and any after a patch
+# that changes a Kconfig file configure the tree; the others keep its
+# .config.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -51,6 +53,12 @@ for commit in $(git -C "$KSRC" rev-list --reverse base..series); do
 		what="builds perf"
 	else
 		what="changes documentation only"
+	fi
+	if [ -n "$(git -C "$KSRC" diff --name-only "$commit^" "$commit" -- tools/testing/selftests)" ]; then
+		bash "$CI_DIR/build-kselftests.sh" "$commit" > "$LOGS/bisect-$n-kselftests.log" 2>&1 ||
+			{ cat "$LOGS/bisect-$n-kselftests.log"; die "patch $n/$total does not build its kselftests: $subject"; }
+		rm -rf "$WORK/kselftest-$commit"
+		what+=", builds its kselftests"
 	fi
 	log "patch $n/$total $what ($((SECONDS - start))s): $subject"
 done

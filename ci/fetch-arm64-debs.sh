@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # The arm64 packages of the machine's Debian release that the guest's
 # perf needs, unpacked into $WORK/arm64-root: busybox, the shell and tools
-# of perf's shell tests (ci/perf-test.sh), and the static libraries that
+# of perf's shell tests (ci/perf-test.sh), coreutils' timeout and the C
+# library it needs, for the kselftest runner, which kills a test with
+# "timeout --foreground" that busybox lacks (ci/kselftest.sh), and the
+# static libraries that
 # ci/build-perf.sh links into the arm64 perf, for its CoreSight trace
 # decoder (OpenCSD) and ELF symbols (libelf, which needs zlib and zstd).
 # The .deb files are kept in $CACHE/arm64-debs; a new version in the
@@ -10,7 +13,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-PACKAGES=(busybox-static libopencsd-dev libelf-dev zlib1g-dev libzstd-dev)
+PACKAGES=(busybox-static libopencsd-dev libelf-dev zlib1g-dev libzstd-dev coreutils libc6)
 debs=$CACHE/arm64-debs
 root=$WORK/arm64-root
 mkdir -p "$debs"

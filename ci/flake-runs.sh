@@ -13,7 +13,7 @@ set -uo pipefail
 
 runs=${1:-30}
 fuzz=${FUZZ_SECONDS:-20}
-stages=${STAGES:-"boot-series trbe-fault aux-remap trbe-errata trace-trbe trace-etr etr-share perf-sample perf-test perf-test-etr boot-debug etr-nmi-debug"}
+stages=${STAGES:-"boot-series trbe-fault aux-remap trbe-errata trace-trbe trace-etr etr-share perf-sample perf-test perf-test-etr kselftest kselftest-etr boot-debug etr-nmi-debug kselftest-debug"}
 
 # $1: stage; runs it once as ci/test.sh does
 run_stage() {
@@ -36,6 +36,9 @@ run_stage() {
 	perf-sample) bash "$CI_DIR/perf-sample-test.sh" ;;
 	perf-test) bash "$CI_DIR/perf-test.sh" series on ;;
 	perf-test-etr) bash "$CI_DIR/perf-test.sh" series etr ;;
+	kselftest) bash "$CI_DIR/kselftest.sh" series on ;;
+	kselftest-etr) bash "$CI_DIR/kselftest.sh" series etr ;;
+	kselftest-debug) bash "$CI_DIR/kselftest.sh" series-debug on ;;
 	boot-debug)
 		KERNEL_ARGS="cs_etm_fuzz=$fuzz" bash "$CI_DIR/boot.sh" series-debug &&
 		bash "$CI_DIR/results.sh" flake --require-kunit "$LOGS/boot-series-debug.log" ;;

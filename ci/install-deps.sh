@@ -9,7 +9,7 @@ set -euo pipefail
 PACKAGES=(
 	make gcc git perl python3 xz-utils cpio bc bison flex libssl-dev libelf-dev
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross ccache
-	device-tree-compiler
+	device-tree-compiler rsync
 	b4 libopencsd-dev
 )
 

@@ -27,6 +27,10 @@ says. It is a failure when:
 Only leaf results count: a result that closes a subtest is not a test of
 its own, unless it says "not ok" while none of its subtests failed.
 
+The kselftest runner (run_kselftest.sh) nests each test program's KTAP
+under "# " rather than an indent, and closes it with one result per
+program: such a nested document is read as a subtest, plan included.
+
 Prints "FAILED: NAME" for every failure and, last, "N passed, N failed,
 N skipped"; exits 1 on a failure. --summary FILE also writes that line
 to FILE, for ci/results.sh to add up.
@@ -37,8 +41,11 @@ import sys
 TIME = re.compile(r"^\[\s*\d+\.\d+\] ?")
 VERSION = re.compile(r"^(KTAP|TAP) version \d+$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
-RESULT = re.compile(r"^(not ok|ok) (\d+)(?: -)? ?([^#]*?)\s*(?:#\s*(SKIP|TODO)\b\s*(.*))?$")
+# A result; after "#" a directive (SKIP, TODO) with its reason, or a
+# comment such as kselftest's "# exit=1"
+RESULT = re.compile(r"^(not ok|ok) (\d+)(?: -)? ?([^#]*?)\s*(?:#\s*(?:(SKIP|TODO)\b\s*)?(.*))?$")
 SUBTEST = re.compile(r"^# Subtest: (.*)$")
+NESTED_VERSION = re.compile(r"^# (KTAP|TAP) version \d+$")
 # tools/initramfs/init.c
 INIT_START = "# boot tests: start"
 INIT_COUNT = re.compile(r"^# boot tests: (\d+) programs$")
@@ -76,6 +83,27 @@ def split_indent(line):
     text = line.lstrip(" \t")
     ws = line[:len(line) - len(text)].replace("\t", "    ")
     return len(ws), text
+
+
+def unnest_kselftest(lines):
+    """Indent the KTAP that kselftest's runner nests under "# " by 4 spaces.
+
+    A nested document starts at "# TAP version N" and ends at the next
+    result, plan or version line without the "# " (the runner's result of
+    the program), or at a line of init; kernel messages in between keep
+    their place.
+    """
+    out, nested = [], False
+    for line in lines:
+        if not nested:
+            nested = bool(NESTED_VERSION.match(line))
+        elif (RESULT.match(line) or PLAN.match(line) or VERSION.match(line) or
+              line.startswith("# boot test")):
+            nested = False
+        if nested and line.startswith("#"):
+            line = "    " + line[2:]
+        out.append(line)
+    return out
 
 
 def parse_doc(lines, pos, indent, prefix, results, label=None):
@@ -240,7 +268,7 @@ def check_program(prog, body, end, results):
 
 def read_log(path, results, require_kunit):
     with open(path, errors="replace") as f:
-        lines = [TIME.sub("", raw.rstrip("\r\n")) for raw in f]
+        lines = unnest_kselftest([TIME.sub("", raw.rstrip("\r\n")) for raw in f])
     if INIT_START in lines:
         parse_boot(lines, results, require_kunit)
         return

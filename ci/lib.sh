@@ -67,6 +67,13 @@ EOT
 # a per-CPU sink (tools/perf/tests/shell/coresight/aux_sample.sh)
 PERF_TEST_NO_SINK="no per-CPU sink (TRBE): AUX area sampling needs one"
 
+# The reasons the series' kselftest (tools/testing/selftests/coresight)
+# gives for its skips: on a machine without a per-CPU sink, every test;
+# with TRBEs, the one test that takes CPU 3 offline, on a kernel without
+# CPU hotplug (the debug kernel has it)
+KSELFTEST_NO_SINK="no per-CPU sink: no /sys/bus/coresight/devices/trbe*"
+KSELFTEST_NO_HOTPLUG="no /sys/devices/system/cpu/cpu3/online: no CPU 3, or no CPU hotplug"
+
 # A private apt configuration for the arm64 packages of the machine's own
 # Debian release: static libraries and busybox for the guest's perf
 # (ci/fetch-arm64-debs.sh). Only for apt-get download, never install.

@@ -12,10 +12,11 @@
 # both CoreSight paths of the model,
 # test who may share the ETR of the model through perf (tools/etr-share),
 # record AUX samples with the series' perf in QEMU and decode them on the
-# host, run the series' perf test in QEMU with perf test, log the numbers of the AUX sample benchmark, and show that the
+# host, run the series' perf test in QEMU with perf test and its kselftests
+# with run_kselftest.sh, log the numbers of the AUX sample benchmark, and show that the
 # tests fail where the series is not. The last line is "N passed,
-# N failed" over the KUnit cases, boot tests, sample decoding, trace
-# checks and perf tests.
+# N failed" over the KUnit cases, boot tests, kselftests, sample
+# decoding, trace checks and perf tests.
 #
 # BISECT=0 builds the whole series only, not each patch. The debug boot
 # also runs the fuzzer for FUZZ_SECONDS (default 90), with FUZZ_SEED if
@@ -79,6 +80,9 @@ stage perf-sample run perf-sample-test
 stage perf-sample-base run perf-sample-test base-kernel
 stage perf-test run perf-test series on
 stage perf-test-etr run perf-test series etr
+stage build-kselftests run build-kselftests series
+stage kselftest run kselftest series on
+stage kselftest-etr run kselftest series etr
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
 	bash "$CI_DIR/build-kernel.sh" series series-debug
 stage boot-debug env KERNEL_ARGS="cs_etm_fuzz=${FUZZ_SECONDS:-90}${FUZZ_SEED:+ cs_etm_fuzz_seed=$FUZZ_SEED}" \
@@ -87,11 +91,13 @@ stage aux-samples-debug run check-aux-samples series-debug
 stage trbe-fault-debug run boot-trbe-fault series-debug
 stage aux-remap-debug run boot-aux-remap series-debug
 stage etr-nmi-debug run boot-etr-nmi series-debug
+stage kselftest-debug run kselftest series-debug on
 # The debug boot's KUnit and boot tests, decoded samples, TRBE faults, a
-# remapped AUX area and AUX pauses on the ETR in NMI
+# remapped AUX area, AUX pauses on the ETR in NMI and the kselftests
 debug_logs=(--require-kunit "$LOGS/boot-series-debug.log" "$LOGS/aux-samples-series-debug.log"
 	    "$LOGS/aux-latest-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log"
-	    "$LOGS/boot-aux-remap-series-debug.log" "$LOGS/boot-etr-nmi-series-debug.log")
+	    "$LOGS/boot-aux-remap-series-debug.log" "$LOGS/boot-etr-nmi-series-debug.log"
+	    "$LOGS/boot-kselftest-series-debug-on.log")
 stage debug-results run results debug "${debug_logs[@]}"
 stage prove-tests-fail run prove-tests-fail
 # After prove-tests-fail, which builds Image-snapshot-restarts-path: the
@@ -110,9 +116,10 @@ echo "total: $((SECONDS - total))s"
 
 # Each test once: KUnit from the series boot (the other boots run with
 # kunit.enable=0), the boot tests of each boot, the host checks. The debug
-# boot runs them again on another kernel, and the trace stages test the
-# QEMU model and the upstream drivers, not the series: their own lines,
-# not in the total.
+# boot runs them again on another kernel, the kselftests skip on the
+# ETR-only model (the same tests, on a machine without a per-CPU sink),
+# and the trace stages test the QEMU model and the upstream drivers, not
+# the series: their own lines, not in the total.
 echo "=== results (per stage; the last line adds up the series' tests)"
 run results boot-series --require-kunit --allow-skip "no CPU hotplug" "$LOGS/boot-series.log" || true
 run results aux-samples "$LOGS/aux-samples-series.log" "$LOGS/aux-latest-series.log" || true
@@ -125,9 +132,11 @@ run results perf-sample "$LOGS/perf-sample.ktap" || true
 run results perf-sample-base "$LOGS/perf-sample-base.ktap" || true
 run results perf-test --allow-skip "$PERF_TEST_NO_SINK" \
 	"$LOGS/boot-perf-test-series-on.log" "$LOGS/boot-perf-test-series-etr.log" || true
+run results kselftest --allow-skip "$KSELFTEST_NO_HOTPLUG" "$LOGS/boot-kselftest-series-on.log" || true
 run results nmi-calls "$LOGS/nmi-calls-series.ktap" || true
 run results debug "${debug_logs[@]}" || true
+run results kselftest-etr --allow-skip "$KSELFTEST_NO_SINK" "$LOGS/boot-kselftest-series-etr.log" || true
 run results model-trbe "$LOGS/boot-trace-on.log" "$LOGS/trace-check-on.log" || true
 run results model-etr "$LOGS/boot-trace-etr.log" "$LOGS/trace-check-etr.log" || true
 run results --total boot-series aux-samples trbe-fault aux-remap trbe-errata etr-share perf-sample perf-sample-base \
-	perf-test nmi-calls
+	perf-test kselftest nmi-calls
