@@ -5,9 +5,10 @@
 # 2139208 (overwrite in fill mode) and 2253138 (write out of range) the
 # kernel works around, both errata in the QEMU model, and a write pointer
 # alignment (TRBIDR_EL1.Align) of 256 bytes. Runs the programs of
-# tools/tests/trbe-errata: aux-sample-trbe, aux-sample-dump and
-# aux-sample-latest of the series boot (symlinks), and the snapshot mode
-# sessions of trbe-errata; then decodes the AUX samples with
+# tools/tests/trbe-errata: aux-sample-dump and aux-sample-latest of the
+# series boot (symlinks), and the snapshot mode sessions of trbe-errata,
+# and the kselftest aux_sample_trbe of the series (patch 36, from
+# $WORK/kselftest-series, ci/build-kselftests.sh); then decodes the AUX samples with
 # ci/check-aux-samples.sh ($LOGS/aux-{samples,latest}-trbe-errata-$1.log).
 # The console goes to $LOGS/boot-trbe-errata-$1.log. Fails like
 # ci/boot.sh, on any splat (without patch 8, a restart of a snapshot
@@ -30,7 +31,16 @@ MIDR=0x410fd490
 # the offset from a page the work-around programs TRBPTR_EL1 at
 CPU_PROPS="midr=$MIDR,x-trbe-align=8,x-trbe-overwrite-fill-mode=on,x-trbe-write-out-of-range=on"
 
+kselftest=$WORK/kselftest-series/coresight/aux_sample_trbe
+[ -x "$kselftest" ] || die "no $kselftest: run ci/build-kselftests.sh first"
 bash "$CI_DIR/make-initramfs.sh" "$TOP/tools/tests/trbe-errata" initramfs-trbe-errata
+files=$WORK/initramfs-trbe-errata-files
+rm -rf "$files"
+mkdir -p "$files"/{tests,tmp,dev}
+cp "$kselftest" "$files/tests/"
+# The kernel log, which aux_sample_trbe reads for splats
+mknod -m 600 "$files/dev/kmsg" c 1 11
+(cd "$files" && find . | cpio -o -H newc --quiet | gzip -9) >> "$WORK/initramfs-trbe-errata.cpio.gz"
 KUNIT=${KUNIT:-0} CPU_PROPS=$CPU_PROPS INITRAMFS=initramfs-trbe-errata \
 	bash "$CI_DIR/boot.sh" "$name" "trbe-errata-$name"
 

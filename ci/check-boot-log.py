@@ -34,9 +34,11 @@ SPLATS = [
 SPLAT_RE = re.compile("|".join(SPLATS))
 CUT_HERE = "------------[ cut here ]------------"
 END_TRACE = "---[ end trace"
-# Tests and the fuzzer echo splat lines from /dev/kmsg as KTAP diagnostics:
-# copies of kernel lines that are in the log themselves
-ECHO = "# kernel: "
+# Tests and the fuzzer echo splat lines from /dev/kmsg as KTAP diagnostics
+# ("# kernel: ...", or nested by the kselftest runner, "# # FILE:LINE:...
+# kernel: ..."): copies of kernel lines that are in the log themselves.
+# The kernel's own splat lines never start with "#".
+ECHO = "#"
 
 
 def allowed_lines(lines, allow):

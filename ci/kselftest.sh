@@ -9,8 +9,8 @@
 #
 # On the series, the result reader must pass it: with TRBEs only the
 # variant that takes a CPU offline may skip (the kernel has no CPU
-# hotplug), none in the debug kernel; without a per-CPU sink every test
-# skips, saying so. Other kernels are for ci/prove-tests-fail.sh, which
+# hotplug), none in the debug kernel; without a per-CPU sink
+# aux_sample_open skips every variant, saying so. Other kernels are for ci/prove-tests-fail.sh, which
 # reads the log itself.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -28,6 +28,8 @@ bash "$CI_DIR/make-initramfs.sh" "$TOP/tools/kselftest" "$name"
 files=$WORK/$name-files
 rm -rf "$files"
 mkdir -p "$files"/{bin,sbin,usr/bin,usr/sbin,tmp,dev,lib/aarch64-linux-gnu}
+# The kernel log, which aux_pause_orphan reads: no devtmpfs here
+mknod -m 600 "$files/dev/kmsg" c 1 11
 # The runner writes to its log file, /dev/stdout by default
 ln -s /proc/self/fd "$files/dev/fd"
 ln -s /proc/self/fd/1 "$files/dev/stdout"

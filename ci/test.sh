@@ -65,6 +65,8 @@ stage nmi-calls run check-nmi-calls series
 stage build-modules env KOUT="$WORK/kernel-modules" KCONFIG_EXTRA="$CI_DIR/modules.config" \
 	KTARGETS="Image modules" bash "$CI_DIR/build-kernel.sh" series series-modules
 stage initramfs run make-initramfs
+# Before trbe-errata, which runs aux_sample_trbe on TRBEs with errata
+stage build-kselftests run build-kselftests series
 stage boot-series run boot series
 stage aux-samples run check-aux-samples series
 stage kunit-parse run kunit-parse series
@@ -80,7 +82,6 @@ stage perf-sample run perf-sample-test
 stage perf-sample-base run perf-sample-test base-kernel
 stage perf-test run perf-test series on
 stage perf-test-etr run perf-test series etr
-stage build-kselftests run build-kselftests series
 stage kselftest run kselftest series on
 stage kselftest-etr run kselftest series etr
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \

@@ -27,9 +27,10 @@
  *
  * Each run passes when (1) every thread opened its group and got
  * samples, each well formed, of 4096 bytes (or without AUX data, taken
- * while the group was scheduled out, see aux-sample-trbe.c), of its own
- * thread and CPU, and at least 95% of all samples hold trace (not all
- * zeros), and (2) no sample has its trace followed by zeros: a sample
+ * while the group was scheduled out, see the kselftest aux_sample_trbe),
+ * of its own thread and CPU, and at least 95% of all samples hold
+ * trace (not all zeros), and (2) no sample has its trace followed by
+ * zeros: a sample
  * is zero-padded at the front only, its trace ends with the latest
  * packet, and no packet of the ETE ends with TRAILING_ZEROS zero bytes
  * (the longest legitimate run is the top bytes of a context ID or a
@@ -188,7 +189,7 @@ static void count_record(const struct perf_event_header *h, const uint8_t *rec, 
 	}
 	st->bad_tid += (int)r->tid != t->tid;
 	st->bad_cpu += (int)r->cpu != t->cpu;
-	/* No AUX data: taken while the group was scheduled out (see aux-sample-trbe.c) */
+	/* No AUX data: taken while the group was scheduled out (see aux_sample_trbe) */
 	if (!r->size) {
 		st->no_aux++;
 		return;

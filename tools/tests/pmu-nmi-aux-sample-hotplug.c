@@ -58,7 +58,7 @@ static void count_sample(const struct perf_event_header *h, const uint8_t *rec, 
 	c->samples++;
 	/*
 	 * An overflow that comes in while the group is being scheduled out,
-	 * after the AUX event, takes no AUX data (see aux-sample-trbe.c)
+	 * after the AUX event, takes no AUX data (see aux_sample_trbe)
 	 */
 	if (!s->size) {
 		c->no_aux++;

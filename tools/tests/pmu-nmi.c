@@ -4,9 +4,9 @@
  * irqchip.gicv3_pseudo_nmi=1, see ci/boot.sh), so that the overflow of a
  * hardware sampler (PMUv3 cycles) is an NMI, and perf core takes AUX
  * samples, pauses and resumes of the cs_etm PMU in NMI context, as on
- * arm64 servers. The tests with cycles samplers (aux-sample-trbe,
- * aux-sample-steady, pmu-nmi-aux-pause-orphan, the fuzzer) mean that only
- * if this holds, so it is a test of its own:
+ * arm64 servers. The tests with cycles samplers (aux_sample_trbe,
+ * aux-sample-steady, the fuzzer, the kselftest aux_pause_orphan) mean
+ * that only if this holds, so it is a test of its own:
  *
  *  - the GICv3 driver enabled pseudo-NMIs: gic_enable_nmi_support()
  *    logs "GICv3: Pseudo-NMIs enabled using ... ICC_PMR_EL1

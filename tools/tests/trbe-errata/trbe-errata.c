@@ -16,9 +16,9 @@
  * trbe_apply_work_around_before_enable(), and the restart after a FILL
  * with a page or less left its WARN_ON(space <= PAGE_SIZE ...).
  *
- * The tests (with aux-sample-trbe, aux-sample-dump and aux-sample-latest,
- * symlinks to the boot tests of the series boot, whose samples
- * ci/check-aux-samples.sh decodes):
+ * The tests (with aux-sample-dump and aux-sample-latest, symlinks to the
+ * boot tests of the series boot, whose samples ci/check-aux-samples.sh
+ * decodes, and the series' kselftest aux_sample_trbe):
  *  - each TRBE reports the model's alignment (the sysfs align attribute);
  *  - a session disabled and enabled again many times, each time at the
  *    head where the trace ended, which is seldom page aligned: no splat,

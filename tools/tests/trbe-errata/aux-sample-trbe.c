@@ -1,1 +1,0 @@
-../aux-sample-trbe.c
