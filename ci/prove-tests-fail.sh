@@ -302,6 +302,7 @@ EOT
 # depends on how much trace each sample happens to hold: exact lists of
 # them would flake.
 samples_src=$WORK/samples-only-src
+rm -rf "$samples_src"
 mkdir -p "$samples_src"
 ln -sf "$TOP/tools/tests/aux-sample-dump.c" "$TOP/tools/tests/aux-sample-latest.c" "$samples_src/"
 bash "$CI_DIR/make-initramfs.sh" "$samples_src" samples-only
@@ -418,6 +419,7 @@ EOT
 # before it lowers the rate.
 build_negative throttle-stops-aux.patch throttle-stops-aux
 steady_dir=$WORK/steady-only-src
+rm -rf "$steady_dir"
 mkdir -p "$steady_dir"
 ln -sf "$TOP/tools/tests/aux-sample-steady.c" "$steady_dir/"
 bash "$CI_DIR/make-initramfs.sh" "$steady_dir" steady-only
