@@ -8,8 +8,8 @@
 # tools/tests/trbe-errata: aux-sample-dump and aux-sample-latest of the
 # series boot (symlinks), and the snapshot mode sessions of trbe-errata,
 # and the kselftest aux_sample_trbe of the series (patch 36, from
-# $WORK/kselftest-series, ci/build-kselftests.sh); then decodes the AUX samples with
-# ci/check-aux-samples.sh ($LOGS/aux-{samples,latest}-trbe-errata-$1.log).
+# $WORK/kselftest-series, ci/build-kselftests.sh); then decodes the AUX
+# samples with ci/check-aux-samples.sh ($LOGS/aux-{samples,latest}-trbe-errata-$1.log).
 # The console goes to $LOGS/boot-trbe-errata-$1.log. Fails like
 # ci/boot.sh, on any splat (without patch 8, a restart of a snapshot
 # buffer WARNs in trbe_apply_work_around_before_enable()) or a hang.
@@ -40,7 +40,7 @@ mkdir -p "$files"/{tests,tmp,dev}
 cp "$kselftest" "$files/tests/"
 # The kernel log, which aux_sample_trbe reads for splats
 mknod -m 600 "$files/dev/kmsg" c 1 11
-(cd "$files" && find . | cpio -o -H newc --quiet | gzip -9) >> "$WORK/initramfs-trbe-errata.cpio.gz"
+initramfs_append initramfs-trbe-errata "$files"
 KUNIT=${KUNIT:-0} CPU_PROPS=$CPU_PROPS INITRAMFS=initramfs-trbe-errata \
 	bash "$CI_DIR/boot.sh" "$name" "trbe-errata-$name"
 

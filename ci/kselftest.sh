@@ -10,19 +10,19 @@
 # On the series, the result reader must pass it: with TRBEs only the
 # variant that takes a CPU offline may skip (the kernel has no CPU
 # hotplug), none in the debug kernel; without a per-CPU sink
-# aux_sample_open skips every variant, saying so. Other kernels are for ci/prove-tests-fail.sh, which
-# reads the log itself.
+# aux_sample_open and aux_sample_trbe skip every test, saying so. Other
+# kernels are for ci/prove-tests-fail.sh, which reads the log itself.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kernel=${1:?usage: kselftest.sh KERNEL on|etr}
 model=${2:?usage: kselftest.sh KERNEL on|etr}
 tests=$WORK/kselftest-${KSELFTEST:-series}
-busybox=$WORK/arm64-root/bin/busybox
+arm64_root=$WORK/arm64-root
+busybox=$arm64_root/bin/busybox
 name=kselftest-$kernel-$model
 [ -x "$tests/run_kselftest.sh" ] || die "no $tests: run ci/build-kselftests.sh first"
 [ -x "$busybox" ] || die "no $busybox: run ci/fetch-arm64-debs.sh first"
-arm64_root=$WORK/arm64-root
 
 bash "$CI_DIR/make-initramfs.sh" "$TOP/tools/kselftest" "$name"
 files=$WORK/$name-files
@@ -39,7 +39,7 @@ cp "$arm64_root/usr/bin/timeout" "$files/usr/bin/timeout"
 cp -a "$arm64_root/lib/ld-linux-aarch64.so.1" "$files/lib/"
 cp "$arm64_root"/lib/aarch64-linux-gnu/{ld-linux-aarch64.so.1,libc.so.6} "$files/lib/aarch64-linux-gnu/"
 cp -a "$tests" "$files/kselftest"
-(cd "$files" && find . | cpio -o -H newc --quiet | gzip -9) >> "$WORK/$name.cpio.gz"
+initramfs_append "$name" "$files"
 
 KUNIT=0 CORESIGHT=$model INITRAMFS=$name bash "$CI_DIR/boot.sh" "$kernel" "$name"
 log_file=$LOGS/boot-$name.log

@@ -46,6 +46,12 @@ kmake() {
 	make -C "$KSRC" O="$KOUT" -j"$JOBS" CC="$KERNEL_CC" "$@"
 }
 
+# Append the files of directory $2 to the initramfs $WORK/$1.cpio.gz that
+# ci/make-initramfs.sh made: the kernel unpacks concatenated archives
+initramfs_append() {
+	(cd "$2" && find . | cpio -o -H newc --quiet | gzip -9) >> "$WORK/$1.cpio.gz"
+}
+
 # A private apt configuration for Debian sid, so that the machine's own
 # sources stay untouched. Only for apt-get download/source, never install.
 sid_apt() {

@@ -67,7 +67,7 @@ bin=$WORK/$name-bin
 rm -rf "$bin"
 mkdir -p "$bin/usr/bin"
 "${CROSS_COMPILE}strip" -o "$bin/usr/bin/perf" "$perf_arm64/perf"
-(cd "$bin" && find . | cpio -o -H newc --quiet | gzip -9) >> "$WORK/$name.cpio.gz"
+initramfs_append "$name" "$bin"
 
 KUNIT=0 INITRAMFS=$name bash "$CI_DIR/boot.sh" "$kernel" "$name"
 

@@ -39,7 +39,7 @@ git -C "$KSRC" checkout -q series
 cp -r "$KSRC/tools/perf/tests/shell" "$files/usr/libexec/perf-core/tests/"
 [ -x "$files/usr/libexec/perf-core/tests/shell/coresight/aux_sample.sh" ] ||
 	die "the series has no tools/perf/tests/shell/coresight/aux_sample.sh"
-(cd "$files" && find . | cpio -o -H newc --quiet | gzip -9) >> "$WORK/$name.cpio.gz"
+initramfs_append "$name" "$files"
 
 KUNIT=0 CORESIGHT=$model INITRAMFS=$name bash "$CI_DIR/boot.sh" "$kernel" "$name"
 log_file=$LOGS/boot-$name.log

@@ -297,8 +297,8 @@ EOT
 # (ci/negative/aux-sample-*.patch, see the header of each): the checks of
 # the content must catch each one. $1: mutation, $2: name of the kernel;
 # boots it with KUnit, the programs whose samples the host decodes
-# (aux-sample-dump, aux-sample-latest), then decodes the samples. The other boot tests check sample content too
-# (trailing zeros, sizes), but how many of their cases a mutation fails
+# (aux-sample-dump, aux-sample-latest), then decodes the samples. The
+# other boot tests check sample content too (trailing zeros, sizes), but how many of their cases a mutation fails
 # depends on how much trace each sample happens to hold: exact lists of
 # them would flake.
 samples_src=$WORK/samples-only-src
