@@ -3,6 +3,7 @@
 """Read the KTAP results of boot logs and of host checks, strictly.
 
 Usage: ktap-results.py [--allow-skip REASON]... [--summary FILE]
+                       [--only REGEX] [--exclude REGEX]
                        [--require-kunit] LOG...
 
 A LOG is a boot log (it has the "# boot tests:" lines of
@@ -31,6 +32,12 @@ The kselftest runner (run_kselftest.sh) nests each test program's KTAP
 under "# " rather than an indent, and closes it with one result per
 program: such a nested document is read as a subtest, plan included.
 
+Where one boot runs tests that another stage counts (the kselftests of
+a shared sink skip with TRBEs and run on the ETR), --only and --exclude
+say which results this stage counts: a passed or skipped test whose name
+does not match --only, or matches --exclude, is read but not counted. A
+failure always counts.
+
 Prints "FAILED: NAME" for every failure and, last, "N passed, N failed,
 N skipped"; exits 1 on a failure. --summary FILE also writes that line
 to FILE, for ci/results.sh to add up.
@@ -56,8 +63,9 @@ PROG_END = re.compile(r"^# boot test: (\S+) (exit (\d+)|killed by signal (\d+)|c
 
 
 class Results:
-    def __init__(self, allow_skip):
+    def __init__(self, allow_skip, only=None, exclude=None):
         self.allow_skip = allow_skip
+        self.only, self.exclude = only, exclude
         self.counts = {"passed": 0, "failed": 0, "skipped": 0}
         self.seen = set()
         self.failures = []
@@ -68,9 +76,16 @@ class Results:
         self.seen.add(name)
         if status == "skipped" and why not in self.allow_skip:
             status, why = "failed", f"skipped ({why}), but this boot must run it"
+        if status != "failed" and not self.counted(name):
+            return      # another stage counts it; a failure always counts
         self.counts[status] += 1
         if status == "failed":
             self.failures.append(f"{name}: {why}" if why else name)
+
+    def counted(self, name):
+        if self.only and not self.only.search(name):
+            return False
+        return not (self.exclude and self.exclude.search(name))
 
     def fail(self, what, why):
         """A failure of the run itself rather than of a test"""
@@ -277,10 +292,15 @@ def read_log(path, results, require_kunit):
 
 def main(argv):
     allow, summary, require_kunit, logs = set(), None, False, []
+    only = exclude = None
     while argv:
         arg = argv.pop(0)
         if arg == "--allow-skip":
             allow.add(argv.pop(0))
+        elif arg == "--only":
+            only = re.compile(argv.pop(0))
+        elif arg == "--exclude":
+            exclude = re.compile(argv.pop(0))
         elif arg == "--summary":
             summary = argv.pop(0)
         elif arg == "--require-kunit":
@@ -294,7 +314,7 @@ def main(argv):
     if not logs:
         print(__doc__)
         return 2
-    results = Results(allow)
+    results = Results(allow, only, exclude)
     for path, kunit in logs:
         read_log(path, results, kunit)
     for name in results.failures:

@@ -73,12 +73,18 @@ EOT
 # a per-CPU sink (tools/perf/tests/shell/coresight/aux_sample.sh)
 PERF_TEST_NO_SINK="no per-CPU sink (TRBE): AUX area sampling needs one"
 
-# The reasons the series' kselftest (tools/testing/selftests/coresight)
-# gives for its skips: on a machine without a per-CPU sink, every test;
-# with TRBEs, the one test that takes CPU 3 offline, on a kernel without
-# CPU hotplug (the debug kernel has it)
+# The reasons the series' kselftests (tools/testing/selftests/coresight)
+# give for their skips: on a machine without a per-CPU sink, every test
+# but those of sink_share and aux_pause_orphan; on one without a shared
+# sink (the model with TRBEs), those of sink_share; with TRBEs, the one
+# test that takes CPU 3 offline, on a kernel without CPU hotplug (the
+# debug kernel has it)
 KSELFTEST_NO_SINK="no per-CPU sink: no /sys/bus/coresight/devices/trbe*"
+KSELFTEST_NO_SHARED_SINK="no shared sink: no /sys/bus/event_source/devices/cs_etm/sinks/{tmc_etr,tmc_etf,etb}*"
 KSELFTEST_NO_HOTPLUG="no /sys/devices/system/cpu/cpu3/online: no CPU 3, or no CPU hotplug"
+# The tests that only a machine with a shared sink runs: the kselftest
+# stage on the ETR counts them, the one with TRBEs counts the others
+KSELFTEST_SHARED_SINK_TESTS='^sink_share\.'
 
 # A private apt configuration for the arm64 packages of the machine's own
 # Debian release: static libraries and busybox for the guest's perf

@@ -95,7 +95,9 @@ stage etr-nmi-debug run boot-etr-nmi series-debug
 stage kselftest-debug run kselftest series-debug on
 # The debug boot's KUnit and boot tests, decoded samples, TRBE faults, a
 # remapped AUX area, AUX pauses on the ETR in NMI and the kselftests
-debug_logs=(--require-kunit "$LOGS/boot-series-debug.log" "$LOGS/aux-samples-series-debug.log"
+# (those of a shared sink skip: the debug kernel boots with TRBEs only)
+debug_logs=(--allow-skip "$KSELFTEST_NO_SHARED_SINK"
+	    --require-kunit "$LOGS/boot-series-debug.log" "$LOGS/aux-samples-series-debug.log"
 	    "$LOGS/aux-latest-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log"
 	    "$LOGS/boot-aux-remap-series-debug.log" "$LOGS/boot-etr-nmi-series-debug.log"
 	    "$LOGS/boot-kselftest-series-debug-on.log")
@@ -116,11 +118,11 @@ printf '%s\n' "${TIMES[@]}"
 echo "total: $((SECONDS - total))s"
 
 # Each test once: KUnit from the series boot (the other boots run with
-# kunit.enable=0), the boot tests of each boot, the host checks. The debug
-# boot runs them again on another kernel, the kselftests skip on the
-# ETR-only model (the same tests, on a machine without a per-CPU sink),
-# and the trace stages test the QEMU model and the upstream drivers, not
-# the series: their own lines, not in the total.
+# kunit.enable=0), the boot tests of each boot, the host checks. The
+# kselftests of a shared sink (sink_share) count from the ETR-only model,
+# the others from the model with TRBEs. The debug boot runs them again on
+# another kernel, and the trace stages test the QEMU model and the
+# upstream drivers, not the series: their own lines, not in the total.
 echo "=== results (per stage; the last line adds up the series' tests)"
 run results boot-series --require-kunit --allow-skip "no CPU hotplug" "$LOGS/boot-series.log" || true
 run results aux-samples "$LOGS/aux-samples-series.log" "$LOGS/aux-latest-series.log" || true
@@ -133,11 +135,13 @@ run results perf-sample "$LOGS/perf-sample.ktap" || true
 run results perf-sample-base "$LOGS/perf-sample-base.ktap" || true
 run results perf-test --allow-skip "$PERF_TEST_NO_SINK" \
 	"$LOGS/boot-perf-test-series-on.log" "$LOGS/boot-perf-test-series-etr.log" || true
-run results kselftest --allow-skip "$KSELFTEST_NO_HOTPLUG" "$LOGS/boot-kselftest-series-on.log" || true
+run results kselftest --allow-skip "$KSELFTEST_NO_HOTPLUG" --allow-skip "$KSELFTEST_NO_SHARED_SINK" \
+	--exclude "$KSELFTEST_SHARED_SINK_TESTS" "$LOGS/boot-kselftest-series-on.log" || true
+run results kselftest-etr --allow-skip "$KSELFTEST_NO_SINK" --only "$KSELFTEST_SHARED_SINK_TESTS" \
+	"$LOGS/boot-kselftest-series-etr.log" || true
 run results nmi-calls "$LOGS/nmi-calls-series.ktap" || true
 run results debug "${debug_logs[@]}" || true
-run results kselftest-etr --allow-skip "$KSELFTEST_NO_SINK" "$LOGS/boot-kselftest-series-etr.log" || true
 run results model-trbe "$LOGS/boot-trace-on.log" "$LOGS/trace-check-on.log" || true
 run results model-etr "$LOGS/boot-trace-etr.log" "$LOGS/trace-check-etr.log" || true
 run results --total boot-series aux-samples trbe-fault aux-remap trbe-errata etr-share perf-sample perf-sample-base \
-	perf-test kselftest nmi-calls
+	perf-test kselftest kselftest-etr nmi-calls
