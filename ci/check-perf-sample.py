@@ -160,6 +160,11 @@ def check_dump(run, path, size):
     out = perf(f"{run}.dump", "report", "-D", "-i", path).splitlines()
     samples = dump_samples(out)
     decoded, restarted, bad = 0, 0, []
+    # The TRBE driver reports a wrap of the AUX area as a COLLISION
+    wraps = sum(1 for line in out
+                if "PERF_RECORD_AUX " in line and re.search(r"\[\w*C\w*\]", line))
+    if wraps and run not in WRAPS:
+        bad.append(f"the AUX area wrapped {wraps} times: make it larger")
     for got, padding, packets in samples:
         if got != size:
             bad.append(f"size {got:#x}")
@@ -179,7 +184,7 @@ def check_dump(run, path, size):
     result(len(samples) > 0 and decoded > 0 and not bad,
            f"{run}: perf report -D dumps the AUX samples as ETE packets",
            f"{len(samples)} AUX samples, {decoded} with packets, "
-           f"{restarted} padded not at an A-Sync; {bad[:3]}")
+           f"{restarted} padded not at an A-Sync, {wraps} wraps; {bad[:3]}")
     if run in WRAPS:
         result(restarted > 0,
                f"{run}: the TRBE wrapped: a padded sample starts without an A-Sync",

@@ -25,6 +25,14 @@
 /* A cpu-clock sample every 5ms: some 60 samples, so that the base64 stays small */
 #define PERIOD		"period=5000000"
 /*
+ * The AUX area of the runs that must not wrap: the workload makes 4 to
+ * 5MiB of trace on the model, more than perf's default of 4MiB, so that
+ * the TRBE wrapped in every run, and a sample taken soon after it
+ * restarted was padded without an A-Sync after its zeros (1 run in some
+ * dozens)
+ */
+#define NO_WRAP		",32M"
+/*
  * A perf record takes a few seconds on the model: one that has not ended
  * in RECORD_SECONDS is killed. The watchdog, above all the runs, ends the
  * program well before the boot's timeout (600 s).
@@ -40,11 +48,13 @@ struct run {
 /* Each run is: perf record -o /NAME.data ARGS -- /tests/perf-aux-sample workload */
 static const struct run runs[] = {
 	/* --aux-sample with a size, the sampling event in the group */
-	{ "aux-sample", { "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}", "--aux-sample=4096" } },
+	{ "aux-sample", { "-m", NO_WRAP, "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}",
+			  "--aux-sample=4096" } },
 	/* --aux-sample with the default size */
-	{ "default-size", { "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}", "--aux-sample" } },
+	{ "default-size", { "-m", NO_WRAP, "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}",
+			    "--aux-sample" } },
 	/* The aux-sample-size term, which puts the event in the group; no timestamps */
-	{ "size-term", { "-e", "cs_etm/timestamp=0/u",
+	{ "size-term", { "-m", NO_WRAP, "-e", "cs_etm/timestamp=0/u",
 			 "-e", "cpu-clock/" PERIOD ",aux-sample-size=16384/" } },
 	/*
 	 * A 16KiB AUX area, which the TRBE fills in a few samples: it wraps,
@@ -53,8 +63,8 @@ static const struct run runs[] = {
 	{ "wrap", { "-m", ",16K", "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}",
 		    "--aux-sample=8192" } },
 	/* Per-thread events, whose samples tell the CPU in PERF_SAMPLE_CPU only */
-	{ "per-thread", { "--per-thread", "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}",
-			  "--aux-sample=4096" } },
+	{ "per-thread", { "--per-thread", "-m", NO_WRAP,
+			  "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}", "--aux-sample=4096" } },
 	/* Snapshot mode and AUX area sampling: refused */
 	{ "snapshot", { "-S", "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}", "--aux-sample" } },
 };
