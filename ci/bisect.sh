@@ -3,12 +3,12 @@
 # Build the kernel after each patch of the series, like
 # `git rebase -x make`: every patch must build on its own. A patch that
 # changes perf (tools/perf) but not the kernel builds perf instead, for
-# the host and for arm64, and one that changes only documentation builds
-# nothing; one that changes the kselftests also builds them
-# (ci/build-kselftests.sh). The last kernel build is the whole series,
-# saved as Image-series. The first kernel build and any after a patch
-# that changes a Kconfig file configure the tree; the others keep its
-# .config.
+# the host and for arm64; one that changes the kselftests builds them
+# (ci/build-kselftests.sh), and the kernel only if it changes the kernel
+# too; one that changes only documentation builds nothing. The last
+# kernel build is the whole series, saved as Image-series. The first
+# kernel build and any after a patch that changes a Kconfig file
+# configure the tree; the others keep its .config.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -36,7 +36,8 @@ for commit in $(git -C "$KSRC" rev-list --reverse base..series); do
 	n=$((n + 1))
 	start=$SECONDS
 	subject=$(git -C "$KSRC" log -1 --format=%s "$commit")
-	if changes_outside "$commit" tools/perf Documentation; then
+	what=
+	if changes_outside "$commit" tools/perf tools/testing/selftests Documentation; then
 		changes_kconfig "$commit" && keep_config=0
 		KEEP_CONFIG=$keep_config bash "$CI_DIR/build-kernel.sh" "$commit" "patch-$n" \
 			> "$LOGS/bisect-$n.log" 2>&1 ||
@@ -45,21 +46,20 @@ for commit in $(git -C "$KSRC" rev-list --reverse base..series); do
 		image=$WORK/images/Image-patch-$n
 		keep_config=1
 		what=builds
-	elif changes_outside "$commit" Documentation; then
+	elif changes_outside "$commit" tools/testing/selftests Documentation; then
 		git -C "$KSRC" checkout -q "$commit"
 		{ bash "$CI_DIR/build-perf.sh" host && bash "$CI_DIR/build-perf.sh" arm64; } \
 			> "$LOGS/bisect-$n.log" 2>&1 ||
 			{ cat "$LOGS/bisect-$n.log"; die "patch $n/$total does not build perf: $subject"; }
 		what="builds perf"
-	else
-		what="changes documentation only"
 	fi
 	if [ -n "$(git -C "$KSRC" diff --name-only "$commit^" "$commit" -- tools/testing/selftests)" ]; then
 		bash "$CI_DIR/build-kselftests.sh" "$commit" > "$LOGS/bisect-$n-kselftests.log" 2>&1 ||
 			{ cat "$LOGS/bisect-$n-kselftests.log"; die "patch $n/$total does not build its kselftests: $subject"; }
 		rm -rf "$WORK/kselftest-$commit"
-		what+=", builds its kselftests"
+		what+="${what:+, }builds its kselftests"
 	fi
+	[ -n "$what" ] || what="changes documentation only"
 	log "patch $n/$total $what ($((SECONDS - start))s): $subject"
 done
 [ -n "$image" ] || die "no patch of the series changes the kernel"

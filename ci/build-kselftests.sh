@@ -16,9 +16,10 @@ out=$WORK/kselftest-out
 git -C "$KSRC" checkout -q "$ref"
 [ -d "$KSRC/tools/testing/selftests/coresight" ] ||
 	die "$ref has no tools/testing/selftests/coresight"
-rm -rf "$dest" "$out"
+# The uapi headers of the tree, which the tests include (KHDR_INCLUDES),
+# are kept between builds: make updates what a patch changed
+rm -rf "$dest" "$out/kselftest"
 mkdir -p "$out"
-# The uapi headers of the tree, which the tests include (KHDR_INCLUDES)
 make -C "$KSRC" O="$out" -s headers
 make -C "$KSRC/tools/testing/selftests" O="$out" TARGETS=coresight \
 	LDFLAGS=-static INSTALL_PATH="$dest" install > "$LOGS/build-kselftest-$ref.log" 2>&1 ||

@@ -74,7 +74,9 @@ patches() { sed -e 's/#.*//' -e '/^\s*$/d' "$PATCHDIR/series"; }
 for p in $(patches); do
 	[ -f "$PATCHDIR/$p" ] || die "$p is listed in series but missing"
 done
-stamp=$( (echo "$QEMU_SHA256"; cd "$PATCHDIR" &&
+# The devices to build (configs/devices/aarch64-softmmu/coresight-ci.mak)
+DEVICES=coresight-ci.mak
+stamp=$( (echo "$QEMU_SHA256"; cd "$PATCHDIR" && sha256sum "$DEVICES" &&
 	  patches | while read -r p; do sha256sum "$p"; done) |
 	 sha256sum | cut -d' ' -f1)
 SRC=$CACHE/src
@@ -91,6 +93,7 @@ if [ "$(cat "$CACHE/src.stamp" 2>/dev/null)" != "$stamp" ]; then
 		patch -d "$CACHE/src.new" -p1 -s -N < "$PATCHDIR/$p" ||
 			die "$p does not apply"
 	done
+	cp "$PATCHDIR/$DEVICES" "$CACHE/src.new/configs/devices/aarch64-softmmu/"
 	mkdir -p "$SRC"
 	rsync -rlc --delete --exclude=/build "$CACHE/src.new/" "$SRC/"
 	rm -rf "$CACHE/src.new"
@@ -106,13 +109,19 @@ if [ -d /usr/lib/ccache ]; then
 fi
 
 BUILD=$SRC/build
+config=(--target-list=aarch64-softmmu --without-default-features
+	--enable-fdt=system --disable-docs --disable-install-blobs
+	--with-devices-aarch64="${DEVICES%.mak}")
+# A build directory configured with other options starts again
+if [ "$(cat "$BUILD/configure.args" 2>/dev/null)" != "${config[*]}" ]; then
+	rm -rf "$BUILD"
+fi
 if [ ! -f "$BUILD/build.ninja" ]; then
 	say "configuring in $BUILD"
 	mkdir -p "$BUILD"
-	(cd "$BUILD" && ../configure --target-list=aarch64-softmmu \
-		--without-default-features --enable-fdt=system \
-		--disable-docs --disable-install-blobs) ||
+	(cd "$BUILD" && ../configure "${config[@]}") ||
 		{ rm -f "$BUILD/build.ninja"; die "configure failed"; }
+	echo "${config[*]}" > "$BUILD/configure.args"
 fi
 
 say "building qemu-system-aarch64"
