@@ -4,6 +4,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# meson ... patch: QEMU's build (ci/build-qemu.sh), which runs in the
+# background of other stages, so it must not need to install anything.
 # g++-aarch64-linux-gnu: the static libstdc++ that the arm64 perf's
 # CoreSight trace decoder (OpenCSD, in C++) links with
 PACKAGES=(
@@ -11,6 +13,8 @@ PACKAGES=(
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross ccache
 	device-tree-compiler rsync
 	b4 libopencsd-dev
+	meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev pkg-config
+	python3-venv patch
 )
 
 missing=()

@@ -44,7 +44,24 @@ run() { bash "$CI_DIR/$1.sh" "${@:2}"; }
 total=$SECONDS
 stage deps run install-deps
 stage reader-tests run test-ktap-results
-stage build-qemu run build-qemu "$WORK/qemu"
+# QEMU builds in the background, at the lowest priority, until the first
+# boot needs it: it takes the CPU time that the stages up to there leave
+# idle (git am, checkpatch, b4, sparse and the linking of each bisect
+# build use one core). Its own log says how long it built.
+setsid -w nice -n 19 bash "$CI_DIR/build-qemu.sh" "$WORK/qemu" > "$LOGS/build-qemu.log" 2>&1 &
+qemu_pid=$!
+trap '[ -z "$qemu_pid" ] || kill -- -"$qemu_pid" 2>/dev/null || true' EXIT
+wait_for_qemu() {
+	local rc=0
+
+	wait "$qemu_pid" || rc=$?
+	qemu_pid=
+	if [ $rc -ne 0 ]; then
+		tail -20 "$LOGS/build-qemu.log"
+		return 1
+	fi
+	grep -E '^build-qemu: (build took|done)' "$LOGS/build-qemu.log"
+}
 stage fetch-base run fetch-base
 # Before the bisect, which builds the arm64 perf after each perf patch
 stage fetch-arm64 run fetch-arm64-debs
@@ -62,11 +79,10 @@ else
 fi
 stage warnings-series run check-warnings series
 stage nmi-calls run check-nmi-calls series
-stage build-modules env KOUT="$WORK/kernel-modules" KCONFIG_EXTRA="$CI_DIR/modules.config" \
-	KTARGETS="Image modules" bash "$CI_DIR/build-kernel.sh" series series-modules
 stage initramfs run make-initramfs
 # Before trbe-errata, which runs aux_sample_trbe on TRBEs with errata
 stage build-kselftests run build-kselftests series
+stage build-qemu wait_for_qemu
 stage boot-series run boot series
 stage aux-samples run check-aux-samples series
 stage kunit-parse run kunit-parse series
@@ -86,6 +102,8 @@ stage kselftest run kselftest series on
 stage kselftest-etr run kselftest series etr
 stage build-debug env KOUT="$WORK/kernel-debug" KCONFIG_EXTRA="$CI_DIR/debug.config" \
 	bash "$CI_DIR/build-kernel.sh" series series-debug
+# A copy of the debug tree, CoreSight as modules: modpost checks the exports
+stage build-modules run build-modules
 stage boot-debug env KERNEL_ARGS="cs_etm_fuzz=${FUZZ_SECONDS:-90}${FUZZ_SEED:+ cs_etm_fuzz_seed=$FUZZ_SEED}" \
 	bash "$CI_DIR/boot.sh" series-debug
 stage aux-samples-debug run check-aux-samples series-debug
