@@ -44,12 +44,17 @@ run() { bash "$CI_DIR/$1.sh" "${@:2}"; }
 total=$SECONDS
 stage deps run install-deps
 stage reader-tests run test-ktap-results
-# QEMU builds in the background, at the lowest priority, until the first
-# boot needs it: it takes the CPU time that the stages up to there leave
-# idle (git am, checkpatch, b4, sparse and the linking of each bisect
-# build use one core). Its own log says how long it built.
-setsid -w nice -n 19 bash "$CI_DIR/build-qemu.sh" "$WORK/qemu" > "$LOGS/build-qemu.log" 2>&1 &
+# QEMU builds in the background, at the lowest CPU and I/O priority,
+# until the first boot needs it: it takes the CPU time that the stages
+# up to there leave idle (git am, checkpatch, b4, sparse and the linking
+# of each bisect build use one core). Its own log says how long it
+# built. Job control puts it in a process group of its own, which the
+# trap can end; not in a session of its own (setsid), whose scheduler
+# autogroup would get an equal share of the CPU whatever its nice value.
+set -m
+nice -n 19 ionice -c 3 bash "$CI_DIR/build-qemu.sh" "$WORK/qemu" > "$LOGS/build-qemu.log" 2>&1 &
 qemu_pid=$!
+set +m
 trap '[ -z "$qemu_pid" ] || kill -- -"$qemu_pid" 2>/dev/null || true' EXIT
 wait_for_qemu() {
 	local rc=0
