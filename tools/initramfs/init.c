@@ -16,12 +16,14 @@
  * boot only.
  */
 #include <dirent.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -104,6 +106,33 @@ static void run_fuzzer(void)
 	run(argv);
 }
 
+/*
+ * Keep perf's scheduler hooks patched in for the whole boot: open a
+ * disabled per-task event of init and never close it. perf enables the
+ * static key perf_sched_events when the first per-task event opens and
+ * disables it a second after the last one closes, and each flip patches
+ * the scheduler's text while the other CPUs run it. QEMU 7.2's TCG can
+ * go on running a stale translation of such text (see
+ * tools/qemu/tests/smc-race): a skipped perf_event_task_sched_out() left
+ * a task's perf context scheduled in on a CPU it had left, and perf core
+ * warned (event_function(), ctx_sched_in()). Held on, the key flips once,
+ * here, before any test; on real hardware flipping it is safe, and the
+ * tests mean to test the events, not the key.
+ */
+static void hold_perf_sched_events(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+	};
+	long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		printf("# init: cannot hold perf's scheduler hooks on: %m\n");
+}
+
 int main(void)
 {
 	struct dirent **tests;
@@ -114,6 +143,7 @@ int main(void)
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	hold_perf_sched_events();
 
 	printf("# boot tests: start\n");
 	n = scandir("/tests", &tests, not_hidden, by_name);
