@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reproducer of the QEMU race fixed by 0101 (see README.md here): the
+ * Reproducer of the QEMU race of 0101 (see README.md here): the
  * sequence of the kselftest aux_pause_orphan in forked children, four
- * workers at once, 400 rounds each, until the kernel is tainted. Each
+ * workers at once, 3000 rounds each, until the kernel is tainted. Each
  * child opens the first per-task events after the last ones closed, so
- * perf_sched_events flips while the other vCPUs run the scheduler.
+ * perf_sched_events flips while the other vCPUs run the scheduler (a
+ * jiffy later with debug-perf-hooks.diff, and only with an init that
+ * does not hold a per-task event open, as tools/initramfs/init.c does).
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -74,7 +76,7 @@ static void child(int cycles)
 
 int main(void)
 {
-	int w, workers = 4, rounds = 400;
+	int w, workers = 4, rounds = 3000;
 
 	cs_etm_type = pmu_type("cs_etm");
 	printf("# hunt-orphan: cs_etm type %d\n", cs_etm_type);
