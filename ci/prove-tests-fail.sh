@@ -40,8 +40,11 @@
 #    enabling the whole path (ci/negative/snapshot-restarts-path.patch, the
 #    design of v2): the check of what the NMI paths call fails; throttling
 #    that stops the AUX event (ci/negative/throttle-stops-aux.patch, patch
-#    3 undone): aux-sample-steady fails or the kernel oopses. The tests of
-#    what each breaks must fail;
+#    3 undone): aux-sample-steady fails or the kernel oopses; the PMUv3
+#    overflow NMI starting a PMU that perf core disabled
+#    (ci/negative/pmu-irq-starts-disabled-pmu.patch, patch 38 undone):
+#    pmu-nmi-group-enable stops the model or fails. The tests of what
+#    each breaks must fail;
 #  - perf as it is before the perf patches of the series: the perf tests
 #    of AUX samples fail (ci/perf-sample-test.sh has the list), and so
 #    does the series' perf test, as it does on the base kernel.
@@ -238,6 +241,10 @@ cycles at a throttling rate, 2MiB AUX buffers on 4 CPUs: no trace followed by ze
 a TRBE fault found by an AUX sample ends the session TRUNCATED and disabled
 a TRBE fault while AUX samples pause the trace ends the session in the TRBE interrupt
 a TRBE fault found when the event stops is reported TRUNCATED
+CPU 0: 100 or more group enables, AUX samples
+CPU 1: 100 or more group enables, AUX samples
+CPU 2: 100 or more group enables, AUX samples
+CPU 3: 100 or more group enables, AUX samples
 $BASE_AUX_SAMPLE_FAILURES
 EOT
 
@@ -467,6 +474,31 @@ elif grep -q 'Unable to handle kernel\|Kernel panic' "$throttle_log"; then
 	log "throttle-stops-aux: the kernel oopsed, see $throttle_log"
 else
 	die "throttle-stops-aux: aux-sample-steady passed with throttling stopping the AUX event, see $throttle_log"
+fi
+
+# The PMUv3 overflow NMI starts the PMU again when perf core had it
+# disabled (patch 38 undone, as in 7.2.13): pmu-nmi-group-enable, alone
+# in a boot, must not finish (the model stops in the PMU interrupt, and
+# the boot times out) or must fail. A boot where it exits 0 fails this
+# stage.
+build_negative pmu-irq-starts-disabled-pmu.patch pmu-irq-starts-disabled-pmu
+group_dir=$WORK/group-enable-only-src
+rm -rf "$group_dir"
+mkdir -p "$group_dir"
+ln -sf "$TOP/tools/tests/pmu-nmi-group-enable.c" "$group_dir/"
+bash "$CI_DIR/make-initramfs.sh" "$group_dir" group-enable-only
+KUNIT=0 INITRAMFS=group-enable-only BOOT_TIMEOUT=150 \
+	bash "$CI_DIR/boot.sh" pmu-irq-starts-disabled-pmu &&
+	die "pmu-irq-starts-disabled-pmu: its boot passed"
+group_log=$LOGS/boot-pmu-irq-starts-disabled-pmu.log
+grep -q '^# boot test: /tests/pmu-nmi-group-enable$' "$group_log" ||
+	die "pmu-irq-starts-disabled-pmu: pmu-nmi-group-enable did not start, see $group_log"
+! grep -q '^# boot test: /tests/pmu-nmi-group-enable exit 0$' "$group_log" ||
+	die "pmu-irq-starts-disabled-pmu: pmu-nmi-group-enable passed, see $group_log"
+if grep -q '^# boot test: /tests/pmu-nmi-group-enable exit' "$group_log"; then
+	log "pmu-irq-starts-disabled-pmu: pmu-nmi-group-enable fails"
+else
+	log "pmu-irq-starts-disabled-pmu: the boot stops in pmu-nmi-group-enable"
 fi
 
 # The series' perf test, run by perf test (ci/perf-test.sh), on the base
