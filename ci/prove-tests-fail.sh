@@ -491,9 +491,10 @@ KUNIT=0 INITRAMFS=group-enable-only BOOT_TIMEOUT=150 \
 	bash "$CI_DIR/boot.sh" pmu-irq-starts-disabled-pmu &&
 	die "pmu-irq-starts-disabled-pmu: its boot passed"
 group_log=$LOGS/boot-pmu-irq-starts-disabled-pmu.log
-grep -q '^# boot test: /tests/pmu-nmi-group-enable$' "$group_log" ||
+# The console's lines end in \r\n
+grep -q '^# boot test: /tests/pmu-nmi-group-enable' "$group_log" ||
 	die "pmu-irq-starts-disabled-pmu: pmu-nmi-group-enable did not start, see $group_log"
-! grep -q '^# boot test: /tests/pmu-nmi-group-enable exit 0$' "$group_log" ||
+! grep -qE '^# boot test: /tests/pmu-nmi-group-enable exit 0[[:space:]]*$' "$group_log" ||
 	die "pmu-irq-starts-disabled-pmu: pmu-nmi-group-enable passed, see $group_log"
 if grep -q '^# boot test: /tests/pmu-nmi-group-enable exit' "$group_log"; then
 	log "pmu-irq-starts-disabled-pmu: pmu-nmi-group-enable fails"
