@@ -12,8 +12,9 @@
  * migrate between CPUs; the main process takes CPUs offline and online
  * again when the kernel has CPU hotplug.
  *
- * usage: cs-etm-fuzz [-t SECONDS] [-s SEED] [-w WORKERS] [-m MIN_ITERATIONS] [-n]
- * (-n: no CPU hotplug; -c MS is for its own children, see op_fork())
+ * usage: cs-etm-fuzz [-t SECONDS] [-s SEED] [-w WORKERS] [-m MIN_ITERATIONS] [-n] [-H]
+ * (-n: no CPU hotplug; -H: hardware samplers too; -c MS is for its own
+ * children, see op_fork())
  *
  * Prints KTAP: the seed, the iteration count, an errno histogram per
  * call and what the ring buffers held as diagnostics, then eight results,
@@ -406,8 +407,9 @@ static void cs_etm_random_attr(struct thread *t, struct perf_event_attr *attr)
  * before perf core throttles the storm.
  */
 /*
- * Hardware samplers only with -H: they find perf core WARNs that have no
- * fix yet (see ci/README.md), which would fail every fuzzing boot
+ * Hardware samplers only with -H, which the CI's init passes: without
+ * the series' arm_pmuv3 fix (patch 38) they hit "Invalid PMEV* index"
+ * (see ci/README.md)
  */
 static int hw_samplers;
 

@@ -12,8 +12,8 @@
  *
  * With cs_etm_fuzz=SECONDS on the kernel command line (and maybe
  * cs_etm_fuzz_seed=SEED), init also runs the fuzzer /fuzz/cs-etm-fuzz
- * for that long, after the tests: ci/test.sh asks for it in the debug
- * boot only.
+ * for that long, after the tests, with hardware samplers (-H): ci/test.sh
+ * asks for it in the debug boot only.
  */
 #include <dirent.h>
 #include <linux/perf_event.h>
@@ -95,13 +95,13 @@ static int fuzzer_asked(void)
 static void run_fuzzer(void)
 {
 	char seconds[32], seed[32];
-	char *argv[] = { "/fuzz/cs-etm-fuzz", "-t", seconds, NULL, NULL, NULL };
+	char *argv[] = { "/fuzz/cs-etm-fuzz", "-H", "-t", seconds, NULL, NULL, NULL };
 
 	if (!cmdline_param("cs_etm_fuzz", seconds, sizeof(seconds)))
 		return;
 	if (cmdline_param("cs_etm_fuzz_seed", seed, sizeof(seed))) {
-		argv[3] = "-s";
-		argv[4] = seed;
+		argv[4] = "-s";
+		argv[5] = seed;
 	}
 	run(argv);
 }
