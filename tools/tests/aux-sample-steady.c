@@ -243,19 +243,6 @@ static void *run_thread(void *arg)
 	return NULL;
 }
 
-static int max_sample_rate(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	int rate = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &rate) != 1)
-			rate = -1;
-		fclose(f);
-	}
-	return rate;
-}
-
 /* The name of result @n (0 or 1) of a run */
 static const char *result_name(char *name, size_t len, const struct config *c,
 			       const char *buffer, int n)
@@ -274,7 +261,7 @@ static void run(const struct config *c, const char *buffer, int aux_pages)
 	struct thread_run t[NR_THREADS] = {};
 	pthread_t th[NR_THREADS];
 	struct stats all = {};
-	int i, ok = 1, started[NR_THREADS], rate = max_sample_rate();
+	int i, ok = 1, started[NR_THREADS], rate = perf_max_sample_rate();
 	char name[160];
 	double pct;
 
@@ -313,7 +300,7 @@ static void run(const struct config *c, const char *buffer, int aux_pages)
 		  all.with_trace ? all.trace_bytes / all.with_trace : 0, all.full, all.no_aux,
 		  all.trailing,
 		  all.longest_trailing, all.aux_bytes, all.aux_records, all.truncated, all.lost,
-		  all.throttle, all.unthrottle, rate, max_sample_rate());
+		  all.throttle, all.unthrottle, rate, perf_max_sample_rate());
 	if (c->throttles && !all.throttle)
 		ktap_diag("%s: no PERF_RECORD_THROTTLE: the rate did not throttle", c->name);
 

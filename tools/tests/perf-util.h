@@ -199,6 +199,34 @@ static inline long trbe_interrupts(int cpu)
 	return cpu_interrupts("trbe", cpu);
 }
 
+#define PERF_MAX_SAMPLE_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
+
+/* kernel.perf_event_max_sample_rate, which perf core lowers under load; -1 if unreadable */
+static inline int perf_max_sample_rate(void)
+{
+	FILE *f = fopen(PERF_MAX_SAMPLE_RATE, "r");
+	int rate = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &rate) != 1)
+			rate = -1;
+		fclose(f);
+	}
+	return rate;
+}
+
+/* Set kernel.perf_event_max_sample_rate: 0, or -1 with errno set */
+static inline int set_perf_max_sample_rate(int rate)
+{
+	FILE *f = fopen(PERF_MAX_SAMPLE_RATE, "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%d\n", rate) > 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
 /* Busy loop for @ms milliseconds: code for the trace unit to trace */
 static inline void spin_ms(int ms)
 {

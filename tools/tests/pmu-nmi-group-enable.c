@@ -45,7 +45,6 @@
 #define NR_BACKGROUND	3
 #define PERIOD		5000
 #define RATE		1000
-#define RATE_FILE	"/proc/sys/kernel/perf_event_max_sample_rate"
 
 struct worker {
 	int cpu;
@@ -125,30 +124,6 @@ out:
 	return NULL;
 }
 
-static int read_rate(void)
-{
-	FILE *f = fopen(RATE_FILE, "r");
-	int rate = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &rate) != 1)
-			rate = -1;
-		fclose(f);
-	}
-	return rate;
-}
-
-static int write_rate(int rate)
-{
-	FILE *f = fopen(RATE_FILE, "w");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fprintf(f, "%d\n", rate) > 0;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
 int main(void)
 {
 	struct worker workers[NR_CPUS_TESTED];
@@ -160,7 +135,7 @@ int main(void)
 	ktap_plan("pmu-nmi-group-enable", NR_CPUS_TESTED + 1);
 	cs_etm = pmu_type("cs_etm");
 	kmsg = kmsg_open();
-	rate = read_rate();
+	rate = perf_max_sample_rate();
 	if (cs_etm < 0 || kmsg < 0 || rate < 0 || !have_cycles()) {
 		ktap_diag("cs_etm PMU %d, /dev/kmsg %d, max sample rate %d, cycles %d",
 			  cs_etm, kmsg, rate, have_cycles());
@@ -169,7 +144,7 @@ int main(void)
 		return 1;
 	}
 	watchdog_step("lowering the sample rate from %d", rate);
-	if (write_rate(RATE))
+	if (set_perf_max_sample_rate(RATE))
 		ktap_diag("cannot lower the sample rate: %s", strerror(errno));
 
 	watchdog_step("enabling and disabling the groups for %ds", SECONDS);
@@ -181,7 +156,7 @@ int main(void)
 		pthread_join(threads[i], NULL);
 
 	watchdog_step("restoring the sample rate to %d", rate);
-	if (write_rate(rate))
+	if (set_perf_max_sample_rate(rate))
 		ktap_diag("cannot restore the sample rate %d: %s", rate, strerror(errno));
 
 	for (i = 0; i < NR_CPUS_TESTED; i++) {
