@@ -204,8 +204,18 @@ static void count_record(const struct perf_event_header *h, const uint8_t *rec, 
 	st->full += !lead;
 	for (trail = 0; !r->data[r->size - 1 - trail]; trail++)
 		;
-	if (trail >= TRAILING_ZEROS)
-		st->trailing++;
+	if (trail >= TRAILING_ZEROS && !st->trailing++) {
+		/* The first one of the thread: the last bytes of trace, to decode */
+		size_t end = r->size - trail, from = end - lead > 32 ? end - 32 : lead, i;
+		char hex[3 * 32 + 1] = "";
+
+		for (i = from; i < end; i++)
+			snprintf(hex + 3 * (i - from), 4, " %02x", r->data[i]);
+		/* One printf: ktap_diag()'s three would interleave with other threads' */
+		printf("# CPU %d: trace followed by %zu zero bytes, %zu bytes of trace; its last bytes:%s\n",
+		       t->cpu, trail, end - lead, hex);
+		fflush(stdout);
+	}
 	if (trail > st->longest_trailing)
 		st->longest_trailing = trail;
 }
