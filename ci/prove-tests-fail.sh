@@ -87,6 +87,17 @@ build_negative() {
 	log "built Image-$2 with $1 in $((SECONDS - start))s"
 }
 
+# An initramfs $WORK/$2.cpio.gz whose init runs only the boot test
+# tools/tests/$1.c, for a mutation whose boot must fail in that test
+one_test_initramfs() {
+	local dir=$WORK/$2-src
+
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	ln -sf "$TOP/tools/tests/$1.c" "$dir/"
+	bash "$CI_DIR/make-initramfs.sh" "$dir" "$2"
+}
+
 # Base kernel: built by test.sh before the series
 bash "$CI_DIR/boot.sh" base
 # fails, as it must: its results are compared below
@@ -458,11 +469,7 @@ EOT
 # passes fails this stage. aux-sample-steady runs alone, so that nothing
 # before it lowers the rate.
 build_negative throttle-stops-aux.patch throttle-stops-aux
-steady_dir=$WORK/steady-only-src
-rm -rf "$steady_dir"
-mkdir -p "$steady_dir"
-ln -sf "$TOP/tools/tests/aux-sample-steady.c" "$steady_dir/"
-bash "$CI_DIR/make-initramfs.sh" "$steady_dir" steady-only
+one_test_initramfs aux-sample-steady steady-only
 KUNIT=0 INITRAMFS=steady-only ALLOW_WARNING=' at (perf_aux_output_begin|perf_mmap_close|etm_event_stop)\+' \
 	bash "$CI_DIR/boot.sh" throttle-stops-aux || true
 throttle_log=$LOGS/boot-throttle-stops-aux.log
@@ -482,11 +489,7 @@ fi
 # the boot times out) or must fail. A boot where it exits 0 fails this
 # stage.
 build_negative pmu-irq-starts-disabled-pmu.patch pmu-irq-starts-disabled-pmu
-group_dir=$WORK/group-enable-only-src
-rm -rf "$group_dir"
-mkdir -p "$group_dir"
-ln -sf "$TOP/tools/tests/pmu-nmi-group-enable.c" "$group_dir/"
-bash "$CI_DIR/make-initramfs.sh" "$group_dir" group-enable-only
+one_test_initramfs pmu-nmi-group-enable group-enable-only
 KUNIT=0 INITRAMFS=group-enable-only BOOT_TIMEOUT=150 \
 	bash "$CI_DIR/boot.sh" pmu-irq-starts-disabled-pmu &&
 	die "pmu-irq-starts-disabled-pmu: its boot passed"
