@@ -128,7 +128,7 @@ int main(void)
 {
 	struct worker workers[NR_CPUS_TESTED];
 	pthread_t threads[NR_CPUS_TESTED];
-	int cs_etm, kmsg, rate, failed = 0, i;
+	int cs_etm, kmsg, rate, cycles, failed = 0, i;
 	char name[64];
 
 	watchdog_start(SECONDS + 60);
@@ -136,9 +136,10 @@ int main(void)
 	cs_etm = pmu_type("cs_etm");
 	kmsg = kmsg_open();
 	rate = perf_max_sample_rate();
-	if (cs_etm < 0 || kmsg < 0 || rate < 0 || !have_cycles()) {
+	cycles = have_cycles();
+	if (cs_etm < 0 || kmsg < 0 || rate < 0 || !cycles) {
 		ktap_diag("cs_etm PMU %d, /dev/kmsg %d, max sample rate %d, cycles %d",
-			  cs_etm, kmsg, rate, have_cycles());
+			  cs_etm, kmsg, rate, cycles);
 		for (i = 0; i <= NR_CPUS_TESTED; i++)
 			ktap_result(0, "group enables: setup");
 		return 1;
