@@ -7,14 +7,14 @@
 #    mapped again oopses in trbe_pad_buf() (patches 5 and 6), and so do
 #    aux-group-sibling (a sibling that joins a running cs_etm group stays
 #    inactive, patch 2; pmu-nmi, which tests the config, passes), and of
-#    the series' kselftests, the variants of aux_sample_open (patch 34)
+#    the series' kselftests, the variants of aux_sample_open (patch 35)
 #    where an AUX sampler must open and the first of aux_pause_orphan
-#    (patch 35: a perf core WARN that patch 1 removes; the others pass, as
+#    (patch 36: a perf core WARN that patch 1 removes; the others pass, as
 #    the WARN is once per boot); on the ETR
 #    (ci/etr-share.sh), two threads of one session mix their trace in one
 #    buffer or lose it with a WARN, a busy ETR is never a COLLISION, and
 #    AUX sampling is refused, and every test of the kselftest sink_share
-#    (patch 37) fails; on TRBEs with errata
+#    (patch 38) fails; on TRBEs with errata
 #    (ci/boot-trbe-errata.sh) the snapshot mode restarts WARN in both
 #    work-arounds of trbe_apply_work_around_before_enable(), which patch 8
 #    fixes;
@@ -42,7 +42,7 @@
 #    that stops the AUX event (ci/negative/throttle-stops-aux.patch, patch
 #    3 undone): aux-sample-steady fails or the kernel oopses; the PMUv3
 #    overflow NMI starting a PMU that perf core disabled
-#    (ci/negative/pmu-irq-starts-disabled-pmu.patch, patch 38 undone):
+#    (ci/negative/pmu-irq-starts-disabled-pmu.patch, patch 39 undone):
 #    pmu-nmi-group-enable stops the model or fails. The tests of what
 #    each breaks must fail;
 #  - perf as it is before the perf patches of the series: the perf tests
@@ -118,7 +118,7 @@ for suite in coresight_etm_perf_aux_sample coresight_perf_sink_sharing; do
 done
 log "base: the KUnit suites of the series are absent"
 
-# The series' kselftests (patches 34 to 37, built from the series) on
+# The series' kselftests (patches 35 to 38, built from the series) on
 # the base kernel with TRBEs (sink_share skips, for want of a shared sink): perf core refuses an aux_sample_size under
 # a cs_etm leader, which has no snapshot_aux, so every variant of
 # aux_sample_open where the sampler must open fails, and the refusals
@@ -323,7 +323,7 @@ two sessions: each AUX buffer decodes with 0 errors and has its own PID only
 EOT
 
 # The series with a busy ETR reported at every retry of the refused
-# event (ci/negative/collision-every-retry.patch, the bound of patch 18
+# event (ci/negative/collision-every-retry.patch, the bound of patch 19
 # undone): the refused event of the two threads is retried for 20 ms
 build_negative collision-every-retry.patch collision-every-retry
 bash "$CI_DIR/etr-share.sh" collision-every-retry || true
@@ -385,7 +385,7 @@ expect_failures aux-pad-at-back "$LOGS/boot-aux-pad-at-back.log" \
 # The whole AUX ring copied for an empty snapshot: only the sampler whose
 # trace unit traces nothing (all exclude_ bits) has empty snapshots, and
 # 64KiB written past each of its samples overrun the ring buffer: the
-# kselftest of its attribute table (patch 34) catches it
+# kselftest of its attribute table (patch 35) catches it
 build_negative aux-sample-empty-copies-ring.patch aux-empty-copies-ring
 bash "$CI_DIR/kselftest.sh" aux-empty-copies-ring on
 expect_failures "aux-empty-copies-ring, kselftest" "$LOGS/boot-kselftest-aux-empty-copies-ring-on.log" <<EOT
@@ -484,7 +484,7 @@ else
 fi
 
 # The PMUv3 overflow NMI starts the PMU again when perf core had it
-# disabled (patch 38 undone, as in 7.2.13): pmu-nmi-group-enable, alone
+# disabled (patch 39 undone, as in 7.2.13): pmu-nmi-group-enable, alone
 # in a boot, must not finish (the model stops in the PMU interrupt, and
 # the boot times out) or must fail. A boot where it exits 0 fails this
 # stage.
