@@ -12,8 +12,10 @@
 #    (patch 36: a perf core WARN that patch 1 removes; the others pass, as
 #    the WARN is once per boot); on the ETR
 #    (ci/etr-share.sh), two threads of one session mix their trace in one
-#    buffer or lose it with a WARN, a busy ETR is never a COLLISION, and
-#    AUX sampling is refused, and every test of the kselftest sink_share
+#    buffer or lose it with a WARN, a busy ETR is never a COLLISION,
+#    AUX sampling is refused, a per-thread session that ends just before
+#    a CPU-wide one of its process makes that one lose its trace with a
+#    WARN, and every test of the kselftest sink_share
 #    (patch 38) fails; on TRBEs with errata
 #    (ci/boot-trbe-errata.sh) the snapshot mode restarts WARN in both
 #    work-arounds of trbe_apply_work_around_before_enable(), which patch 8
@@ -43,7 +45,10 @@
 #    3 undone): aux-sample-steady fails or the kernel oopses; the PMUv3
 #    overflow NMI starting a PMU that perf core disabled
 #    (ci/negative/pmu-irq-starts-disabled-pmu.patch, patch 39 undone):
-#    pmu-nmi-group-enable stops the model or fails. The tests of what
+#    pmu-nmi-group-enable stops the model or fails; freeing a per-thread
+#    ETR buffer that takes a CPU-wide session's buffer out of the IDR
+#    (ci/negative/etr-free-removes-session-buffer.patch, patch 18
+#    undone): the two etr-share tests of that. The tests of what
 #    each breaks must fail;
 #  - perf as it is before the perf patches of the series: the perf tests
 #    of AUX samples fail (ci/perf-sample-test.sh has the list), and so
@@ -259,13 +264,22 @@ CPU 3: 100 or more group enables, AUX samples
 $BASE_AUX_SAMPLE_FAILURES
 EOT
 
+# The tests of etr-share that patch 18 makes pass: a per-thread session
+# that ends just before a CPU-wide one of the same process
+ETR_IDR_FAILURES="a per-thread session, then a CPU-wide one of the same owner: the CPU-wide event that stops last gets the trace of both CPUs
+a per-thread session, then a CPU-wide one of the same owner: no WARN or other splat"
+
 # The ETR shared through perf on the base kernel. The threads of one
 # session share the ETR there: when the claimer stops first, the other
 # stops last and trips the WARN in tmc_update_etr_buffer(); let it pass
 # the boot, the test fails below. The two sessions get trace on the base
 # kernel too, and their buffers decode (a regression guard), but the
-# second one, finding the ETR busy, is TRUNCATED and loses trace.
-ALLOW_WARNING=' at tmc_update_etr_buffer\+' bash "$CI_DIR/etr-share.sh" base || true
+# second one, finding the ETR busy, is TRUNCATED and loses trace. The
+# per-thread session that ends before a CPU-wide one of its process
+# takes that session's buffer out of the IDR, with the WARN in
+# tmc_free_etr_buffer() that patch 18 removes, and the trace is lost.
+ALLOW_WARNING=' at (tmc_update_etr_buffer|tmc_free_etr_buffer)\+' \
+	bash "$CI_DIR/etr-share.sh" base || true
 expect_failures "base, ETR" "$LOGS/boot-etr-share-base.log" "$LOGS/etr-share-check-base.log" <<EOT
 threads-owner-last: the second event finds the ETR busy: PERF_RECORD_AUX with COLLISION
 threads-owner-first: the second event finds the ETR busy: PERF_RECORD_AUX with COLLISION
@@ -276,6 +290,7 @@ two sessions taking turns: both get trace, neither is truncated
 a PERF_SAMPLE_AUX sampler opens under a cs_etm leader on tmc_etr0 with an overwrite mode AUX buffer
 AUX samples from the shared ETR: 20 or more, 4096 bytes, all zeros
 the kernel log says once why the samples hold no trace
+$ETR_IDR_FAILURES
 one session, two threads, the ETR's claimer stops last: each AUX buffer holds its own thread's trace only, none lost, no WARN
 one session, two threads, the ETR's claimer stops first: each AUX buffer holds its own thread's trace only, none lost, no WARN
 EOT
@@ -337,6 +352,20 @@ expect_failures "collision-every-retry, kselftest on the ETR" \
 	"$LOGS/boot-kselftest-collision-every-retry-etr.log" <<EOT
 sink_share.two_threads_the_owner_stops_last
 sink_share.two_threads_the_owner_stops_first
+EOT
+
+# The series with patch 18 undone
+# (ci/negative/etr-free-removes-session-buffer.patch): freeing a
+# per-thread buffer takes the buffer of a CPU-wide session of the same
+# owner out of the IDR again, with the WARN; only the etr-share tests of
+# that fail
+build_negative etr-free-removes-session-buffer.patch etr-free-removes-session-buffer
+ALLOW_WARNING=' at tmc_free_etr_buffer\+' \
+	bash "$CI_DIR/etr-share.sh" etr-free-removes-session-buffer || true
+expect_failures "etr-free-removes-session-buffer, ETR" \
+	"$LOGS/boot-etr-share-etr-free-removes-session-buffer.log" \
+	"$LOGS/etr-share-check-etr-free-removes-session-buffer.log" <<EOT
+$ETR_IDR_FAILURES
 EOT
 
 # Mutations of the series that take AUX samples with wrong content

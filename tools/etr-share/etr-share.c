@@ -21,6 +21,11 @@
  *    tree the busy ETR ends the second session for good (TRUNCATED).
  *  - AUX sampling from a leader on the ETR: the sampler opens, its samples
  *    are all zeros, and the kernel says why, once.
+ *  - One process with a per-thread session, then a CPU-wide one: the
+ *    sink buffer of the per-thread event is freed once the CPU-wide
+ *    session has its own, and the CPU-wide events still share that one.
+ *    Freeing the per-thread buffer took the session's buffer out of the
+ *    ETR's IDR, with a WARN, and the trace of the session was dropped.
  *
  * The stop order is made certain by waiting until a thread sleeps (its
  * state in /proc), not by timing.
@@ -92,7 +97,8 @@ static void spin(unsigned long n)
 		sink += i;
 }
 
-static int trace_event_open(struct trace_event *ev, pid_t tid)
+/* A per-thread event of @tid with @cpu -1, else a CPU-wide one on @cpu */
+static int trace_event_open(struct trace_event *ev, pid_t tid, int cpu)
 {
 	struct perf_event_attr attr;
 	int bit = cs_etm_format_bit("contextid");
@@ -108,9 +114,9 @@ static int trace_event_open(struct trace_event *ev, pid_t tid)
 	attr.sample_id_all = 1;
 	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU;
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-	ev->fd = perf_event_open(&attr, tid, -1, -1, 0);
+	ev->fd = perf_event_open(&attr, tid, cpu, -1, 0);
 	if (ev->fd < 0) {
-		ktap_diag("perf_event_open for TID %d: %s", tid, strerror(errno));
+		ktap_diag("perf_event_open for TID %d, CPU %d: %s", tid, cpu, strerror(errno));
 		return -1;
 	}
 	ev->pc = mmap(NULL, (DATA_PAGES + 1) * page_size, PROT_READ | PROT_WRITE,
@@ -414,7 +420,7 @@ static void two_threads(int owner_last)
 	}
 	for (int i = 0; ok && i < 2; i++) {
 		watchdog_step("%s: open event %d for thread %d", round, i, w[i].tid);
-		ok = !trace_event_open(&ev[i], w[i].tid);
+		ok = !trace_event_open(&ev[i], w[i].tid, -1);
 	}
 	/* Both threads run when their events start; a created one waits for this byte */
 	for (int i = 0; i < 2 && w[i].created; i++) {
@@ -551,7 +557,7 @@ static void session_child(struct session *s)
 	if (run_sched_fifo())
 		ktap_diag("session on CPU %d: SCHED_FIFO: %s", s->cpu, strerror(errno));
 	prefault_wait_buf();
-	if (trace_event_open(&ev, 0))
+	if (trace_event_open(&ev, 0, -1))
 		_exit(1);
 	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
 	/*
@@ -783,6 +789,130 @@ static void aux_sampling(void)
 	ktap_result(msgs == 1, "the kernel log says once why the samples hold no trace");
 }
 
+/* ---- a per-thread and a CPU-wide session of one owner ---- */
+
+/*
+ * The per-thread event that the main thread opened, unmapped and closed
+ * on CPU 3 by a SCHED_FIFO thread, which then keeps CPU 3 until it is
+ * released: the work item that frees the event's sink buffer (queued by
+ * etm_free_aux() on CPU 3) runs only then, when the CPU-wide session of
+ * the same owner (the main thread) has its buffer in the IDR. perf
+ * refuses a per-thread and a CPU-wide cs_etm event at once (-EBUSY, the
+ * PMU is exclusive), but the sink buffer outlives the event: this is a
+ * per-thread session that ends just before a CPU-wide one of the same
+ * process begins, as perf sessions run one after another.
+ */
+struct closer {
+	struct trace_event pt;
+	volatile int closed, release;
+	pthread_t thread;
+};
+
+static void *closer_fn(void *arg)
+{
+	struct closer *c = arg;
+	double end;
+
+	pin_to_cpu(3);
+	if (run_sched_fifo())
+		ktap_diag("owner: SCHED_FIFO on CPU 3: %s", strerror(errno));
+	trace_event_close(&c->pt);
+	__atomic_store_n(&c->closed, 1, __ATOMIC_RELEASE);
+	/*
+	 * The main thread opens an event meanwhile, which takes milliseconds.
+	 * A release later than RT throttling (0.95 s) may let the work item
+	 * run too early, which only a kernel without the fix would notice.
+	 */
+	end = watchdog_now() + 0.9;
+	while (!c->release && watchdog_now() < end)
+		;
+	if (!c->release)
+		ktap_diag("owner: CPU 3 held for 0.9 s: the buffer may be freed too early");
+	return NULL;
+}
+
+/*
+ * Whether the formatted trace of @ev (16-byte frames: an even byte with
+ * bit 0 set is a trace ID) holds a frame that switches to trace ID @id
+ */
+static int trace_has_id(const struct trace_event *ev, int id)
+{
+	for (uint64_t f = 0; f + 16 <= ev->size; f += 16)
+		for (int i = 0; i < 16; i += 2)
+			if ((ev->aux[f + i] & 1) && ev->aux[f + i] >> 1 == id)
+				return 1;
+	return 0;
+}
+
+/*
+ * The ETR's IDR holds the etr_buf of each CPU-wide session under the PID
+ * of its owner; per-thread buffers are not in it. The sink buffer of a
+ * per-thread event is freed once a CPU-wide event on CPU 1 has set up its
+ * buffer, then a CPU-wide event on CPU 2 is opened: both CPU-wide events
+ * must get the one buffer of the session, so that the one that stops last
+ * gets the trace of both CPUs. Without the fix, freeing the per-thread
+ * buffer WARNs and takes the session's buffer out of the IDR; the event
+ * on CPU 2 then gets a buffer of its own, which the ETR does not write,
+ * and the session's trace is dropped (TRUNCATED).
+ */
+static void owner_per_thread_then_cpu_wide(void)
+{
+	struct trace_event cw[2] = { { .fd = -1 }, { .fd = -1 } };
+	struct closer c = { .pt = { .fd = -1 } };
+	int kmsg = kmsg_open(), ok, created, has_id[2] = { 0, 0 }, splats;
+
+	ktap_diag("owner: a per-thread event closed on CPU 3, a CPU-wide event on CPU 1, "
+		  "the per-thread sink buffer freed, a CPU-wide event on CPU 2");
+	watchdog_step("owner: open and close the per-thread event");
+	ok = !trace_event_open(&c.pt, 0, -1);
+	created = ok && !pthread_create(&c.thread, NULL, closer_fn, &c);
+	ok = created && watchdog_poll(c.closed, WAIT_SECONDS, watchdog_step_name);
+	watchdog_step("owner: open the CPU-wide events");
+	ok = ok && !trace_event_open(&cw[0], -1, 1);
+	c.release = 1;
+	if (created)
+		pthread_join(c.thread, NULL);
+	else
+		trace_event_close(&c.pt);
+	/* The work item runs at once on CPU 3, now idle: give it half a second */
+	usleep(500 * 1000);
+	ok = ok && !trace_event_open(&cw[1], -1, 2);
+	for (int i = 0; ok && i < 2; i++)
+		ok = !ioctl(cw[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+	watchdog_step("owner: trace on CPUs 1 and 2");
+	for (int cpu = 1; ok && cpu <= 2; cpu++) {
+		pin_to_cpu(cpu);
+		spin(BURST);
+	}
+	pin_to_cpu(0);
+	/* The event on CPU 2 stops last: its AUX buffer gets the ETR's trace */
+	for (int i = 0; i < 2; i++) {
+		if (cw[i].fd < 0)
+			continue;
+		ioctl(cw[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+		ktap_diag("owner: CPU-wide event on CPU %d:", i + 1);
+		trace_event_read(&cw[i]);
+	}
+	/* The trace IDs of CPUs 1 and 2, each in the records of its event */
+	for (int i = 0; ok && i < 2; i++)
+		for (int j = 0; j < cw[i].nr_ids; j++)
+			if (cw[i].id_cpu[j] == i + 1)
+				has_id[i] = trace_has_id(&cw[1], cw[i].id[j]);
+	ktap_diag("owner: the trace of CPU 1 %s, of CPU 2 %s, in the buffer of the last event",
+		  has_id[0] ? "is" : "is not", has_id[1] ? "is" : "is not");
+	ktap_result(ok && has_id[0] && has_id[1] && !cw[0].truncated && !cw[1].truncated,
+		    "a per-thread session, then a CPU-wide one of the same owner: the CPU-wide "
+		    "event that stops last gets the trace of both CPUs");
+	for (int i = 0; i < 2; i++)
+		trace_event_close(&cw[i]);
+	watchdog_step("owner: let the buffers be freed");
+	usleep(500 * 1000);
+	splats = kmsg_splats(kmsg, 10);
+	close(kmsg);
+	ktap_result(!splats, "a per-thread session, then a CPU-wide one of the same owner: "
+		    "no WARN or other splat");
+}
+
 int main(void)
 {
 	int nr_cpus, splats = 0;
@@ -792,11 +922,11 @@ int main(void)
 	page_size = sysconf(_SC_PAGESIZE);
 	nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	etr_sink_id = cs_etm_sink_id("tmc_etr0");
-	ktap_plan("etr-share", 11);
-	if (!ktap_result(nr_cpus >= 3 && etr_sink_id && pmu_type("cs_etm") >= 0 &&
+	ktap_plan("etr-share", 13);
+	if (!ktap_result(nr_cpus >= 4 && etr_sink_id && pmu_type("cs_etm") >= 0 &&
 			 !access(CS_DEVICES "/etm1", F_OK),
-			 "devices: cs_etm with the sink tmc_etr0, an ETM per CPU, 3 or more CPUs")) {
-		ktap_diag("needs -M virt,coresight=etr and -smp 3 or more");
+			 "devices: cs_etm with the sink tmc_etr0, an ETM per CPU, 4 or more CPUs")) {
+		ktap_diag("needs -M virt,coresight=etr and -smp 4 or more");
 		return 1;
 	}
 	pin_to_cpu(0);
@@ -806,5 +936,6 @@ int main(void)
 	two_sessions(&splats);
 	ktap_result(!splats, "two sessions on one ETR: no WARN or other splat");
 	aux_sampling();
+	owner_per_thread_then_cpu_wide();
 	return 0;
 }
