@@ -48,7 +48,10 @@
 #    pmu-nmi-group-enable stops the model or fails; freeing a per-thread
 #    ETR buffer that takes a CPU-wide session's buffer out of the IDR
 #    (ci/negative/etr-free-removes-session-buffer.patch, patch 18
-#    undone): the two etr-share tests of that. The tests of what
+#    undone): the two etr-share tests of that; the hrtimer of a
+#    throttled cpu-clock event left queued on the CPU the event leaves
+#    (ci/negative/throttled-hrtimer-left-queued.patch, patch 40 undone):
+#    cpu-clock-throttle-migrate WARNs. The tests of what
 #    each breaks must fail;
 #  - perf as it is before the perf patches of the series: the perf tests
 #    of AUX samples fail (ci/perf-sample-test.sh has the list), and so
@@ -235,6 +238,10 @@ $BASE_AUX_SAMPLE_TRBE_FAILURES
 EOT
 expect_failures base "$LOGS/boot-base.log" "$LOGS/aux-samples-base.log" \
 	"$LOGS/aux-latest-base.log" "$LOGS/boot-trbe-fault-base.log" <<EOT
+thread 0: 1000 or more CPU hops, AUX samples, throttles
+thread 1: 1000 or more CPU hops, AUX samples, throttles
+thread 2: 1000 or more CPU hops, AUX samples, throttles
+thread 3: 1000 or more CPU hops, AUX samples, throttles
 a cpu-clock sibling opened enabled into a running cs_etm group runs at once
 a cpu-clock sibling enabled in a running cs_etm group runs at once
 a cs_etm group enabled with PERF_IOC_FLAG_GROUP: its cpu-clock sibling runs at once
@@ -533,6 +540,20 @@ if grep -q '^# boot test: /tests/pmu-nmi-group-enable exit' "$group_log"; then
 else
 	log "pmu-irq-starts-disabled-pmu: the boot stops in pmu-nmi-group-enable"
 fi
+
+# The series with the hrtimer of a throttled cpu-clock event left queued
+# on the CPU that the event leaves (patch 40 undone, as in 7.2.13):
+# cpu-clock-throttle-migrate, alone in a boot, gets the two WARNs (the
+# AUX event on another CPU than the sample, and hrtimer_forward() of a
+# queued timer), which the boot lets pass; its "no splat" result fails
+build_negative throttled-hrtimer-left-queued.patch throttled-hrtimer-left-queued
+one_test_initramfs cpu-clock-throttle-migrate throttle-migrate-only
+KUNIT=0 INITRAMFS=throttle-migrate-only \
+	ALLOW_WARNING=' at (perf_prepare_sample|hrtimer_forward)\+' \
+	bash "$CI_DIR/boot.sh" throttled-hrtimer-left-queued || true
+expect_failures throttled-hrtimer-left-queued "$LOGS/boot-throttled-hrtimer-left-queued.log" <<EOT
+CPU hops: no splat in the kernel log
+EOT
 
 # The series' perf test, run by perf test (ci/perf-test.sh), on the base
 # kernel, which refuses the AUX samples (before perf-sample-test.sh
