@@ -238,10 +238,10 @@ $BASE_AUX_SAMPLE_TRBE_FAILURES
 EOT
 expect_failures base "$LOGS/boot-base.log" "$LOGS/aux-samples-base.log" \
 	"$LOGS/aux-latest-base.log" "$LOGS/boot-trbe-fault-base.log" <<EOT
-thread 0: 1000 or more CPU hops, AUX samples, throttles
-thread 1: 1000 or more CPU hops, AUX samples, throttles
-thread 2: 1000 or more CPU hops, AUX samples, throttles
-thread 3: 1000 or more CPU hops, AUX samples, throttles
+thread 0: 200 or more CPU hops, AUX samples, throttles
+thread 1: 200 or more CPU hops, AUX samples, throttles
+thread 2: 200 or more CPU hops, AUX samples, throttles
+thread 3: 200 or more CPU hops, AUX samples, throttles
 a cpu-clock sibling opened enabled into a running cs_etm group runs at once
 a cpu-clock sibling enabled in a running cs_etm group runs at once
 a cs_etm group enabled with PERF_IOC_FLAG_GROUP: its cpu-clock sibling runs at once
