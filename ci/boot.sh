@@ -12,6 +12,9 @@
 # the TRBE of a CPU reports a fault at every Nth disable of its trace unit.
 # CPU_PROPS adds properties to -cpu max, for example the MIDR, TRBE
 # alignment and TRBE errata of ci/boot-trbe-errata.sh.
+# Every CPU has a PSCI idle state (ci/add-idle-states.sh), so that CPU PM
+# runs at each idle period as on real systems; IDLE_STATES=0 boots
+# without them.
 # KERNEL_ARGS adds to the kernel command line, for example cs_etm_fuzz=90
 # to run the fuzzer after the boot tests (see tools/initramfs/init.c).
 # KUNIT=0 keeps the built-in KUnit suites from running (kunit.enable=0):
@@ -37,11 +40,21 @@ args="console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1 irqchi
 [ -z "${TRBE_FAULT_AT_DISABLE:-}" ] || cpu+=",x-trbe-fault-at-disable=$TRBE_FAULT_AT_DISABLE"
 [ -z "${CPU_PROPS:-}" ] || cpu+=",$CPU_PROPS"
 
-log "booting $name with $QEMU -cpu $cpu, coresight=$CORESIGHT (timeout ${BOOT_TIMEOUT}s)${KERNEL_ARGS:+, $KERNEL_ARGS}"
+machine=(-M virt,gic-version=3,coresight="$CORESIGHT" -cpu "$cpu" -smp "${SMP:-4}" -m 1G
+	 -nographic -nic none -no-reboot)
+dtb=()
+if [ "${IDLE_STATES:-1}" = 1 ]; then
+	dtb_file=$WORK/dtb/boot-${2:-$name}.dtb
+	mkdir -p "$WORK/dtb"
+	"$QEMU" "${machine[@]}" -machine dumpdtb="$dtb_file.virt" > /dev/null 2>&1 ||
+		die "QEMU could not write its device tree to $dtb_file.virt"
+	bash "$CI_DIR/add-idle-states.sh" "$dtb_file.virt" "$dtb_file" "${SMP:-4}"
+	dtb=(-dtb "$dtb_file")
+fi
+
+log "booting $name with $QEMU -cpu $cpu, coresight=$CORESIGHT${dtb:+, idle states} (timeout ${BOOT_TIMEOUT}s)${KERNEL_ARGS:+, $KERNEL_ARGS}"
 rc=0
-timeout --foreground "$BOOT_TIMEOUT" "$QEMU" \
-	-M virt,gic-version=3,coresight="$CORESIGHT" -cpu "$cpu" -smp "${SMP:-4}" -m 1G \
-	-nographic -nic none -no-reboot \
+timeout --foreground "$BOOT_TIMEOUT" "$QEMU" "${machine[@]}" "${dtb[@]}" \
 	-kernel "$image" -initrd "$WORK/${INITRAMFS:-initramfs}.cpio.gz" \
 	-append "$args ${KERNEL_ARGS:-}" \
 	< /dev/null > "$log_file" 2>&1 || rc=$?

@@ -51,8 +51,9 @@
 #    undone): the two etr-share tests of that; the hrtimer of a
 #    throttled cpu-clock event left queued on the CPU the event leaves
 #    (ci/negative/throttled-hrtimer-left-queued.patch, patch 40 undone):
-#    cpu-clock-throttle-migrate WARNs. The tests of what
-#    each breaks must fail;
+#    cpu-clock-throttle-migrate WARNs; the series booted without idle
+#    states: pmu-nmi-aux-sample-cpu-pm's check that CPU PM ran. The
+#    tests of what each breaks must fail;
 #  - perf as it is before the perf patches of the series: the perf tests
 #    of AUX samples fail (ci/perf-sample-test.sh has the list), and so
 #    does the series' perf test, as it does on the base kernel.
@@ -242,6 +243,9 @@ thread 0: 200 or more CPU hops, AUX samples, throttles
 thread 1: 200 or more CPU hops, AUX samples, throttles
 thread 2: 200 or more CPU hops, AUX samples, throttles
 thread 3: 200 or more CPU hops, AUX samples, throttles
+each CPU entered its PSCI idle state 20 or more times with its CPU-wide cs_etm session on
+cycles samplers of CPU-wide sessions take AUX samples with trace on each CPU across idle periods
+every AUX sample taken across idle periods is well formed and has the size asked for
 a cpu-clock sibling opened enabled into a running cs_etm group runs at once
 a cpu-clock sibling enabled in a running cs_etm group runs at once
 a cs_etm group enabled with PERF_IOC_FLAG_GROUP: its cpu-clock sibling runs at once
@@ -553,6 +557,15 @@ KUNIT=0 INITRAMFS=throttle-migrate-only \
 	bash "$CI_DIR/boot.sh" throttled-hrtimer-left-queued || true
 expect_failures throttled-hrtimer-left-queued "$LOGS/boot-throttled-hrtimer-left-queued.log" <<EOT
 CPU hops: no splat in the kernel log
+EOT
+
+# The series booted without idle states (IDLE_STATES=0), so CPU PM never
+# runs: pmu-nmi-aux-sample-cpu-pm, alone in a boot, fails its check that
+# the CPUs went idle, and only that
+one_test_initramfs pmu-nmi-aux-sample-cpu-pm cpu-pm-only
+IDLE_STATES=0 KUNIT=0 INITRAMFS=cpu-pm-only bash "$CI_DIR/boot.sh" series no-idle-states || true
+expect_failures no-idle-states "$LOGS/boot-no-idle-states.log" <<EOT
+each CPU entered its PSCI idle state 20 or more times with its CPU-wide cs_etm session on
 EOT
 
 # The series' perf test, run by perf test (ci/perf-test.sh), on the base
