@@ -40,6 +40,7 @@ args="console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1 irqchi
 [ -z "${TRBE_FAULT_AT_DISABLE:-}" ] || cpu+=",x-trbe-fault-at-disable=$TRBE_FAULT_AT_DISABLE"
 [ -z "${CPU_PROPS:-}" ] || cpu+=",$CPU_PROPS"
 
+# shellcheck disable=SC2054 # the commas are -M's, not the array's
 machine=(-M virt,gic-version=3,coresight="$CORESIGHT" -cpu "$cpu" -smp "${SMP:-4}" -m 1G
 	 -nographic -nic none -no-reboot)
 dtb=()
