@@ -22,7 +22,7 @@
  * trace made before each load. The difference of the two medians is what
  * PERF_SAMPLE_AUX adds to a sample: its sizing in perf core, and
  * snapshot_aux(): pause the source, update_buffer(), copy or pad, restart
- * the path, resume the source.
+ * the sink, resume the source.
  *
  * For the copy path this thread runs, before each timed load and untimed,
  * a loop of indirect calls that makes more trace than a sample takes
