@@ -5,7 +5,9 @@
 # (default: the ref). KCONFIG_EXTRA names more fragments to merge. Fails
 # if an option of a fragment did not end up set as asked (the last
 # fragment that sets it wins), so that a renamed or unmet option cannot go
-# unnoticed. KTARGETS are the make targets (default: Image).
+# unnoticed. Only a tree without the whole series (the base, a bisect step)
+# may lack an option, if no Kconfig file of it defines one: the series
+# adds it. KTARGETS are the make targets (default: Image).
 # KEEP_CONFIG=1 builds with the .config already in KOUT (the bisect does,
 # for a patch that changes no Kconfig file): configuring takes ~15 s.
 set -euo pipefail
@@ -17,6 +19,16 @@ name=${2:-$ref}
 fragments=("$TOP/kernel-config" ${KCONFIG_EXTRA:-})
 
 git -C "$KSRC" checkout -q "$ref"
+
+# Whether the tree is the series or built on it (a mutation)
+has_series() {
+	git -C "$KSRC" merge-base --is-ancestor series HEAD
+}
+
+# Whether a Kconfig file of the tree defines option $1 (CONFIG_FOO)
+defined() {
+	git -C "$KSRC" grep -qE "^[[:space:]]*(menu)?config ${1#CONFIG_}[[:space:]]*$" -- '*Kconfig*'
+}
 
 configure() {
 	local bad=0 line
@@ -30,6 +42,10 @@ configure() {
 		case "$line" in
 		CONFIG_*=*)
 			grep -qx "$line" "$KOUT/.config" && continue
+			if ! has_series && ! defined "${line%%=*}"; then
+				log "${line%%=*} is not in this tree, a patch of the series adds it"
+				continue
+			fi
 			echo "kernel-config: $line is not set in .config (got: $(grep "^${line%%=*}=" "$KOUT/.config" || echo unset))"
 			bad=1
 			;;

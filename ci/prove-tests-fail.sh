@@ -7,16 +7,16 @@
 #    mapped again oopses in trbe_pad_buf() (patches 5 and 6), and so do
 #    aux-group-sibling (a sibling that joins a running cs_etm group stays
 #    inactive, patch 2; pmu-nmi, which tests the config, passes), and of
-#    the series' kselftests, the variants of aux_sample_open (patch 35)
+#    the series' kselftests, the variants of aux_sample_open (patch 36)
 #    where an AUX sampler must open and the first of aux_pause_orphan
-#    (patch 36: a perf core WARN that patch 1 removes; the others pass, as
+#    (patch 37: a perf core WARN that patch 1 removes; the others pass, as
 #    the WARN is once per boot); on the ETR
 #    (ci/etr-share.sh), two threads of one session mix their trace in one
 #    buffer or lose it with a WARN, a busy ETR is never a COLLISION,
 #    AUX sampling is refused, a per-thread session that ends just before
 #    a CPU-wide one of its process makes that one lose its trace with a
 #    WARN, and every test of the kselftest sink_share
-#    (patch 38) fails; on TRBEs with errata
+#    (patch 39) fails; on TRBEs with errata
 #    (ci/boot-trbe-errata.sh) the snapshot mode restarts WARN in both
 #    work-arounds of trbe_apply_work_around_before_enable(), which patch 8
 #    fixes;
@@ -36,7 +36,9 @@
 #    breaks), built incrementally in one output directory: AUX samples
 #    with the padding at the back, the whole ring copied for an empty
 #    snapshot (the kselftest), a sample one byte short, up to a page too long (the KUnit
-#    layout suite), trace from before the last restart; a fatal TRBE fault
+#    layout suite), trace from before the last restart; perf_output_copy_aux()
+#    not wrapping the AUX ring, or copying nothing for equal offsets
+#    (the KUnit suite perf_aux_copy); a fatal TRBE fault
 #    not reported by update_buffer() (patch 7 undone); the shared-sink
 #    refusal removed (etr-share and sink_share); an AUX sample that restarts the sink by disabling and
 #    enabling the whole path (ci/negative/snapshot-restarts-path.patch, the
@@ -44,16 +46,18 @@
 #    that stops the AUX event (ci/negative/throttle-stops-aux.patch, patch
 #    3 undone): aux-sample-steady fails or the kernel oopses; the PMUv3
 #    overflow NMI starting a PMU that perf core disabled
-#    (ci/negative/pmu-irq-starts-disabled-pmu.patch, patch 39 undone):
+#    (ci/negative/pmu-irq-starts-disabled-pmu.patch, patch 40 undone):
 #    pmu-nmi-group-enable stops the model or fails; freeing a per-thread
 #    ETR buffer that takes a CPU-wide session's buffer out of the IDR
 #    (ci/negative/etr-free-removes-session-buffer.patch, patch 18
 #    undone): the two etr-share tests of that; the hrtimer of a
 #    throttled cpu-clock event left queued on the CPU the event leaves
-#    (ci/negative/throttled-hrtimer-left-queued.patch, patch 40 undone):
+#    (ci/negative/throttled-hrtimer-left-queued.patch, patch 41 undone):
 #    cpu-clock-throttle-migrate WARNs; the series booted without idle
-#    states: pmu-nmi-aux-sample-cpu-pm's check that CPU PM ran. The
-#    tests of what each breaks must fail;
+#    states: pmu-nmi-aux-sample-cpu-pm's check that CPU PM ran; CPU PM
+#    restoring the path without its sink
+#    (ci/negative/cpu-pm-no-sink-restore.patch): its check that samples
+#    carry trace. The tests of what each breaks must fail;
 #  - perf as it is before the perf patches of the series: the perf tests
 #    of AUX samples fail (ci/perf-sample-test.sh has the list), and so
 #    does the series' perf test, as it does on the base kernel.
@@ -121,13 +125,13 @@ grep -q 'Unable to handle kernel' "$remap_log" && grep -q 'trbe_pad_buf' "$remap
 	die "aux-remap: no oops in trbe_pad_buf() on the base kernel, see $remap_log"
 ! grep -q '^ok 1 ' "$remap_log" || die "aux-remap: the test passed on the base kernel"
 log "base: aux-remap oopses in trbe_pad_buf(), as it must"
-for suite in coresight_etm_perf_aux_sample coresight_perf_sink_sharing; do
+for suite in coresight_etm_perf_aux_sample coresight_perf_sink_sharing perf_aux_copy; do
 	! grep -q "# Subtest: $suite" "$LOGS/boot-base.log" ||
 		die "KUnit suite $suite runs on the base kernel"
 done
 log "base: the KUnit suites of the series are absent"
 
-# The series' kselftests (patches 35 to 38, built from the series) on
+# The series' kselftests (patches 36 to 39, built from the series) on
 # the base kernel with TRBEs (sink_share skips, for want of a shared sink): perf core refuses an aux_sample_size under
 # a cs_etm leader, which has no snapshot_aux, so every variant of
 # aux_sample_open where the sampler must open fails, and the refusals
@@ -244,7 +248,7 @@ thread 1: 200 or more CPU hops, AUX samples, throttles
 thread 2: 200 or more CPU hops, AUX samples, throttles
 thread 3: 200 or more CPU hops, AUX samples, throttles
 each CPU entered its PSCI idle state 20 or more times with its CPU-wide cs_etm session on
-cycles samplers of CPU-wide sessions take AUX samples with trace on each CPU across idle periods
+on each CPU, two thirds or more of the AUX samples of cycles samplers carry trace across idle periods
 every AUX sample taken across idle periods is well formed and has the size asked for
 a cpu-clock sibling opened enabled into a running cs_etm group runs at once
 a cpu-clock sibling enabled in a running cs_etm group runs at once
@@ -425,7 +429,7 @@ expect_failures aux-pad-at-back "$LOGS/boot-aux-pad-at-back.log" \
 # The whole AUX ring copied for an empty snapshot: only the sampler whose
 # trace unit traces nothing (all exclude_ bits) has empty snapshots, and
 # 64KiB written past each of its samples overrun the ring buffer: the
-# kselftest of its attribute table (patch 35) catches it
+# kselftest of its attribute table (patch 36) catches it
 build_negative aux-sample-empty-copies-ring.patch aux-empty-copies-ring
 bash "$CI_DIR/kselftest.sh" aux-empty-copies-ring on
 expect_failures "aux-empty-copies-ring, kselftest" "$LOGS/boot-kselftest-aux-empty-copies-ring-on.log" <<EOT
@@ -445,6 +449,28 @@ sed '/# boot tests: start/,$d' "$LOGS/boot-aux-page-too-long.log" > "$LOGS/kunit
 expect_failures "aux-page-too-long, KUnit" "$LOGS/kunit-aux-page-too-long.log" <<EOT
 coresight_etm_perf_aux_sample.test_aux_sample_layout.more trace: the latest only
 coresight_etm_perf_aux_sample.test_aux_sample_layout.empty sample
+EOT
+
+# perf_output_copy_aux(), with which the snapshot copies the latest trace
+# (ci/negative/copy-aux-*.patch): a copy that stops at the end of the AUX
+# ring, and equal offsets that copy nothing rather than the whole ring.
+# The KUnit suite perf_aux_copy (patch 28) must catch each; compare KUnit
+# only, as above (AUX samples that wrap come out short, which the boot
+# tests may or may not meet).
+boot_copy_aux() {
+	build_negative "$1.patch" "$1"
+	INITRAMFS=samples-only bash "$CI_DIR/boot.sh" "$1" || true
+	sed '/# boot tests: start/,$d' "$LOGS/boot-$1.log" > "$LOGS/kunit-$1.log"
+}
+boot_copy_aux copy-aux-stops-at-ring-end
+expect_failures "copy-aux-stops-at-ring-end, KUnit" "$LOGS/kunit-copy-aux-stops-at-ring-end.log" <<EOT
+perf_aux_copy.test_copy_latest_aux.wrapping the ring
+perf_aux_copy.test_copy_latest_aux.the whole ring, wrapping
+EOT
+boot_copy_aux copy-aux-equal-offsets-copy-nothing
+expect_failures "copy-aux-equal-offsets-copy-nothing, KUnit" "$LOGS/kunit-copy-aux-equal-offsets-copy-nothing.log" <<EOT
+perf_aux_copy.test_copy_latest_aux.the whole ring
+perf_aux_copy.test_copy_latest_aux.the whole ring, wrapping
 EOT
 
 # Trace from before the last restart (ci/negative/stale-trace.patch): each
@@ -524,7 +550,7 @@ else
 fi
 
 # The PMUv3 overflow NMI starts the PMU again when perf core had it
-# disabled (patch 39 undone, as in 7.2.13): pmu-nmi-group-enable, alone
+# disabled (patch 40 undone, as in 7.2.13): pmu-nmi-group-enable, alone
 # in a boot, must not finish (the model stops in the PMU interrupt, and
 # the boot times out) or must fail. A boot where it exits 0 fails this
 # stage.
@@ -546,7 +572,7 @@ else
 fi
 
 # The series with the hrtimer of a throttled cpu-clock event left queued
-# on the CPU that the event leaves (patch 40 undone, as in 7.2.13):
+# on the CPU that the event leaves (patch 41 undone, as in 7.2.13):
 # cpu-clock-throttle-migrate, alone in a boot, gets the two WARNs (the
 # AUX event on another CPU than the sample, and hrtimer_forward() of a
 # queued timer), which the boot lets pass; its "no splat" result fails
@@ -566,6 +592,17 @@ one_test_initramfs pmu-nmi-aux-sample-cpu-pm cpu-pm-only
 IDLE_STATES=0 KUNIT=0 INITRAMFS=cpu-pm-only bash "$CI_DIR/boot.sh" series no-idle-states || true
 expect_failures no-idle-states "$LOGS/boot-no-idle-states.log" <<EOT
 each CPU entered its PSCI idle state 20 or more times with its CPU-wide cs_etm session on
+EOT
+
+# CPU PM restores the path without its sink
+# (ci/negative/cpu-pm-no-sink-restore.patch): the trace made after an
+# idle period is lost until a sample restarts the TRBE, and
+# pmu-nmi-aux-sample-cpu-pm, alone in a boot, fails its check of how many
+# samples carry trace, and only that
+build_negative cpu-pm-no-sink-restore.patch cpu-pm-no-sink-restore
+KUNIT=0 INITRAMFS=cpu-pm-only bash "$CI_DIR/boot.sh" cpu-pm-no-sink-restore || true
+expect_failures cpu-pm-no-sink-restore "$LOGS/boot-cpu-pm-no-sink-restore.log" <<EOT
+on each CPU, two thirds or more of the AUX samples of cycles samplers carry trace across idle periods
 EOT
 
 # The series' perf test, run by perf test (ci/perf-test.sh), on the base

@@ -16,7 +16,8 @@
  *
  * The boot log check (no splat) is the main result. This program checks
  * that the CPUs did enter the idle state while the sessions ran, that
- * samples kept coming with trace, and that every sample is well formed.
+ * samples kept coming with trace (two thirds of them or more on each CPU:
+ * the rest fall in pauses), and that every sample is well formed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -114,7 +115,7 @@ int main(void)
 {
 	const char *names[] = {
 		"each CPU entered its PSCI idle state 20 or more times with its CPU-wide cs_etm session on",
-		"cycles samplers of CPU-wide sessions take AUX samples with trace on each CPU across idle periods",
+		"on each CPU, two thirds or more of the AUX samples of cycles samplers carry trace across idle periods",
 		"every AUX sample taken across idle periods is well formed and has the size asked for",
 	};
 	long idle_before[NR_CPUS], idle_delta[NR_CPUS];
@@ -177,7 +178,12 @@ int main(void)
 			  counts[cpu].no_aux, counts[cpu].bad_size);
 		if (idle_delta[cpu] < MIN_IDLE)
 			ok_idle = 0;
-		if (!counts[cpu].with_trace)
+		/*
+		 * Pauses leave some samples without trace (4 to 14% seen);
+		 * a path that CPU PM does not restore, most of them
+		 */
+		if (!counts[cpu].samples ||
+		    counts[cpu].with_trace * 3 < counts[cpu].samples * 2)
 			ok_trace = 0;
 		total.samples += counts[cpu].samples;
 		total.bad_size += counts[cpu].bad_size;
