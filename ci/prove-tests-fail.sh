@@ -6,7 +6,9 @@
 #    tests of the TRBE fault boot too, a TRBE event whose AUX area is
 #    mapped again oopses in trbe_pad_buf() (patches 5 and 6), and so do
 #    aux-group-sibling (a sibling that joins a running cs_etm group stays
-#    inactive, patch 2; pmu-nmi, which tests the config, passes), and of
+#    inactive, patch 2; pmu-nmi, which tests the config, passes) and
+#    sibling-open-error (a refused AUX sibling keeps its leader, patch
+#    42), and of
 #    the series' kselftests, the variants of aux_sample_open (patch 36)
 #    where an AUX sampler must open and the first of aux_pause_orphan
 #    (patch 37: a perf core WARN that patch 1 removes; the others pass, as
@@ -57,7 +59,10 @@
 #    states: pmu-nmi-aux-sample-cpu-pm's check that CPU PM ran; CPU PM
 #    restoring the path without its sink
 #    (ci/negative/cpu-pm-no-sink-restore.patch): its check that samples
-#    carry trace. The tests of what each breaks must fail;
+#    carry trace; a refused AUX sibling that keeps its leader alive
+#    (ci/negative/aux-sibling-error-keeps-leader.patch, patch 42 undone):
+#    every case of sibling-open-error. The tests of what each breaks must
+#    fail;
 #  - perf as it is before the perf patches of the series: the perf tests
 #    of AUX samples fail (ci/perf-sample-test.sh has the list), and so
 #    does the series' perf test, as it does on the base kernel.
@@ -243,6 +248,9 @@ $BASE_AUX_SAMPLE_TRBE_FAILURES
 EOT
 expect_failures base "$LOGS/boot-base.log" "$LOGS/aux-samples-base.log" \
 	"$LOGS/aux-latest-base.log" "$LOGS/boot-trbe-fault-base.log" <<EOT
+a refused aux_pause sibling leaves no CPU-wide cs_etm leader behind
+a refused aux_resume sibling leaves no CPU-wide cs_etm leader behind
+a refused aux_sample_size sibling leaves no CPU-wide cs_etm leader behind
 thread 0: 200 or more CPU hops, AUX samples, throttles
 thread 1: 200 or more CPU hops, AUX samples, throttles
 thread 2: 200 or more CPU hops, AUX samples, throttles
@@ -603,6 +611,19 @@ build_negative cpu-pm-no-sink-restore.patch cpu-pm-no-sink-restore
 KUNIT=0 INITRAMFS=cpu-pm-only bash "$CI_DIR/boot.sh" cpu-pm-no-sink-restore || true
 expect_failures cpu-pm-no-sink-restore "$LOGS/boot-cpu-pm-no-sink-restore.log" <<EOT
 on each CPU, two thirds or more of the AUX samples of cycles samplers carry trace across idle periods
+EOT
+
+# Patch 42 undone (ci/negative/aux-sibling-error-keeps-leader.patch, as in
+# 7.2.13): a refused AUX sibling keeps its CPU-wide cs_etm leader alive,
+# and per-task cs_etm events no longer open. sibling-open-error, alone in
+# a boot, fails every case (the later ones already before they start)
+build_negative aux-sibling-error-keeps-leader.patch aux-sibling-error-keeps-leader
+one_test_initramfs sibling-open-error sibling-only
+KUNIT=0 INITRAMFS=sibling-only bash "$CI_DIR/boot.sh" aux-sibling-error-keeps-leader || true
+expect_failures aux-sibling-error-keeps-leader "$LOGS/boot-aux-sibling-error-keeps-leader.log" <<EOT
+a refused aux_pause sibling leaves no CPU-wide cs_etm leader behind
+a refused aux_resume sibling leaves no CPU-wide cs_etm leader behind
+a refused aux_sample_size sibling leaves no CPU-wide cs_etm leader behind
 EOT
 
 # The series' perf test, run by perf test (ci/perf-test.sh), on the base
