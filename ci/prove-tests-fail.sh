@@ -105,6 +105,12 @@ build_negative() {
 	log "built Image-$2 with $1 in $((SECONDS - start))s"
 }
 
+# The KUnit part of the boot log of kernel $1, before init's boot tests,
+# as $LOGS/kunit-$1.log: for mutations whose boot test failures vary
+kunit_part() {
+	sed '/# boot tests: start/,$d' "$LOGS/boot-$1.log" > "$LOGS/kunit-$1.log"
+}
+
 # An initramfs $WORK/$2.cpio.gz whose init runs only the boot test
 # tools/tests/$1.c, for a mutation whose boot must fail in that test
 one_test_initramfs() {
@@ -115,6 +121,13 @@ one_test_initramfs() {
 	ln -sf "$TOP/tools/tests/$1.c" "$dir/"
 	bash "$CI_DIR/make-initramfs.sh" "$dir" "$2"
 }
+
+# Every case of sibling-open-error: where a refused AUX sibling keeps its
+# leader (the base kernel, patch 42 undone), the first case leaks it and
+# the later ones cannot even start
+SIBLING_OPEN_ERROR_FAILURES="a refused aux_pause sibling leaves no CPU-wide cs_etm leader behind
+a refused aux_resume sibling leaves no CPU-wide cs_etm leader behind
+a refused aux_sample_size sibling leaves no CPU-wide cs_etm leader behind"
 
 # Base kernel: built by test.sh before the series
 bash "$CI_DIR/boot.sh" base
@@ -248,9 +261,7 @@ $BASE_AUX_SAMPLE_TRBE_FAILURES
 EOT
 expect_failures base "$LOGS/boot-base.log" "$LOGS/aux-samples-base.log" \
 	"$LOGS/aux-latest-base.log" "$LOGS/boot-trbe-fault-base.log" <<EOT
-a refused aux_pause sibling leaves no CPU-wide cs_etm leader behind
-a refused aux_resume sibling leaves no CPU-wide cs_etm leader behind
-a refused aux_sample_size sibling leaves no CPU-wide cs_etm leader behind
+$SIBLING_OPEN_ERROR_FAILURES
 thread 0: 200 or more CPU hops, AUX samples, throttles
 thread 1: 200 or more CPU hops, AUX samples, throttles
 thread 2: 200 or more CPU hops, AUX samples, throttles
@@ -453,7 +464,7 @@ expect_failures aux-one-byte-short "$LOGS/boot-aux-one-byte-short.log" \
 # bytes written past the samples also make boot tests fail, but which ones
 # depends on how much trace each sample finds: compare KUnit only.
 boot_samples aux-sample-page-too-long.patch aux-page-too-long
-sed '/# boot tests: start/,$d' "$LOGS/boot-aux-page-too-long.log" > "$LOGS/kunit-aux-page-too-long.log"
+kunit_part aux-page-too-long
 expect_failures "aux-page-too-long, KUnit" "$LOGS/kunit-aux-page-too-long.log" <<EOT
 coresight_etm_perf_aux_sample.test_aux_sample_layout.more trace: the latest only
 coresight_etm_perf_aux_sample.test_aux_sample_layout.empty sample
@@ -468,7 +479,7 @@ EOT
 boot_copy_aux() {
 	build_negative "$1.patch" "$1"
 	INITRAMFS=samples-only bash "$CI_DIR/boot.sh" "$1" || true
-	sed '/# boot tests: start/,$d' "$LOGS/boot-$1.log" > "$LOGS/kunit-$1.log"
+	kunit_part "$1"
 }
 boot_copy_aux copy-aux-stops-at-ring-end
 expect_failures "copy-aux-stops-at-ring-end, KUnit" "$LOGS/kunit-copy-aux-stops-at-ring-end.log" <<EOT
@@ -620,11 +631,8 @@ EOT
 build_negative aux-sibling-error-keeps-leader.patch aux-sibling-error-keeps-leader
 one_test_initramfs sibling-open-error sibling-only
 KUNIT=0 INITRAMFS=sibling-only bash "$CI_DIR/boot.sh" aux-sibling-error-keeps-leader || true
-expect_failures aux-sibling-error-keeps-leader "$LOGS/boot-aux-sibling-error-keeps-leader.log" <<EOT
-a refused aux_pause sibling leaves no CPU-wide cs_etm leader behind
-a refused aux_resume sibling leaves no CPU-wide cs_etm leader behind
-a refused aux_sample_size sibling leaves no CPU-wide cs_etm leader behind
-EOT
+expect_failures aux-sibling-error-keeps-leader "$LOGS/boot-aux-sibling-error-keeps-leader.log" \
+	<<< "$SIBLING_OPEN_ERROR_FAILURES"
 
 # The series' perf test, run by perf test (ci/perf-test.sh), on the base
 # kernel, which refuses the AUX samples (before perf-sample-test.sh
