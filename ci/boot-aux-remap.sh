@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot $WORK/images/Image-$1 with only the boot test of
 # tools/tests/aux-remap: an AUX area of a TRBE event mapped again, which
-# 7.2.13 overruns (patches 5 and 6 of the series). It has a boot of its
+# 7.2.13 overruns (patches 4 and 7 of the series). It has a boot of its
 # own because it oopses a kernel without those patches, which would end
 # every test after it. The console goes to $LOGS/boot-aux-remap-$1.log.
 # Fails like ci/boot.sh, on a splat or a hang; ci/ktap-results.py counts
