@@ -9,16 +9,16 @@
 #    inactive, patch 2; pmu-nmi, which tests the config, passes) and
 #    sibling-open-error (a refused AUX sibling keeps its leader, patch
 #    42), and of
-#    the series' kselftests, the variants of aux_sample_open (patch 38)
+#    the series' kselftests, the variants of aux_sample_open (patch 39)
 #    where an AUX sampler must open and the first of aux_pause_orphan
-#    (patch 39: a perf core WARN that patch 1 removes; the others pass, as
+#    (patch 40: a perf core WARN that patch 1 removes; the others pass, as
 #    the WARN is once per boot); on the ETR
 #    (ci/etr-share.sh), two threads of one session mix their trace in one
 #    buffer or lose it with a WARN, a busy ETR is never a COLLISION,
 #    AUX sampling is refused, a per-thread session that ends just before
 #    a CPU-wide one of its process makes that one lose its trace with a
 #    WARN, and every test of the kselftest sink_share
-#    (patch 41) fails; on TRBEs with errata
+#    (patch 42) fails; on TRBEs with errata
 #    (ci/boot-trbe-errata.sh) the snapshot mode restarts WARN in both
 #    work-arounds of trbe_apply_work_around_before_enable(), which patch 9
 #    fixes;
@@ -47,25 +47,25 @@
 #    design of v2): the check of what the NMI paths call fails; throttling
 #    that stops the AUX event (ci/negative/throttle-stops-aux.patch, patch
 #    5 undone): no splat, and only tests of trace under throttling fail,
-#    and with patch 22 undone too (ci/negative/throttle-tears-down-path.patch)
+#    and with patch 23 undone too (ci/negative/throttle-tears-down-path.patch)
 #    the WARN of a nested AUX transaction in perf_aux_output_begin();
 #    throttling decided by has_aux() (ci/negative/throttle-skips-aux-pmus.patch):
 #    the two cases of an overflowing AUX PMU of the KUnit suite
 #    perf_throttle; the PMUv3
 #    overflow NMI starting a PMU that perf core disabled
-#    (ci/negative/pmu-irq-starts-disabled-pmu.patch, patch 42 undone):
+#    (ci/negative/pmu-irq-starts-disabled-pmu.patch, patch 43 undone):
 #    pmu-nmi-group-enable stops the model or fails; freeing a per-thread
 #    ETR buffer that takes a CPU-wide session's buffer out of the IDR
 #    (ci/negative/etr-free-removes-session-buffer.patch, patch 18
 #    undone): the two etr-share tests of that; the hrtimer of a
 #    throttled cpu-clock event left queued on the CPU the event leaves
-#    (ci/negative/throttled-hrtimer-left-queued.patch, patch 43 undone):
+#    (ci/negative/throttled-hrtimer-left-queued.patch, patch 44 undone):
 #    cpu-clock-throttle-migrate WARNs; the series booted without idle
 #    states: pmu-nmi-aux-sample-cpu-pm's check that CPU PM ran; CPU PM
 #    restoring the path without its sink
 #    (ci/negative/cpu-pm-no-sink-restore.patch): its check that samples
 #    carry trace; a refused AUX sibling that keeps its leader alive
-#    (ci/negative/aux-sibling-error-keeps-leader.patch, patch 44 undone):
+#    (ci/negative/aux-sibling-error-keeps-leader.patch, patch 45 undone):
 #    every case of sibling-open-error. The tests of what each breaks must
 #    fail;
 #  - perf as it is before the perf patches of the series: the perf tests
@@ -128,7 +128,7 @@ one_test_initramfs() {
 }
 
 # Every case of sibling-open-error: where a refused AUX sibling keeps its
-# leader (the base kernel, patch 44 undone), the first case leaks it and
+# leader (the base kernel, patch 45 undone), the first case leaks it and
 # the later ones cannot even start
 SIBLING_OPEN_ERROR_FAILURES="a refused aux_pause sibling leaves no CPU-wide cs_etm leader behind
 a refused aux_resume sibling leaves no CPU-wide cs_etm leader behind
@@ -154,7 +154,7 @@ for suite in coresight_etm_perf_aux_sample coresight_perf_sink_sharing perf_aux_
 done
 log "base: the KUnit suites of the series are absent"
 
-# The series' kselftests (patches 38 to 41, built from the series) on
+# The series' kselftests (patches 39 to 42, built from the series) on
 # the base kernel with TRBEs (sink_share skips, for want of a shared sink): perf core refuses an aux_sample_size under
 # a cs_etm leader, which has no snapshot_aux, so every variant of
 # aux_sample_open where the sampler must open fails, and the refusals
@@ -377,7 +377,7 @@ two sessions: each AUX buffer decodes with 0 errors and has its own PID only
 EOT
 
 # The series with a busy ETR reported at every retry of the refused
-# event (ci/negative/collision-every-retry.patch, the bound of patch 23
+# event (ci/negative/collision-every-retry.patch, the bound of patch 24
 # undone): the refused event of the two threads is retried for 20 ms
 build_negative collision-every-retry.patch collision-every-retry
 bash "$CI_DIR/etr-share.sh" collision-every-retry || true
@@ -453,7 +453,7 @@ expect_failures aux-pad-at-back "$LOGS/boot-aux-pad-at-back.log" \
 # The whole AUX ring copied for an empty snapshot: only the sampler whose
 # trace unit traces nothing (all exclude_ bits) has empty snapshots, and
 # 64KiB written past each of its samples overrun the ring buffer: the
-# kselftest of its attribute table (patch 38) catches it
+# kselftest of its attribute table (patch 39) catches it
 build_negative aux-sample-empty-copies-ring.patch aux-empty-copies-ring
 bash "$CI_DIR/kselftest.sh" aux-empty-copies-ring on
 expect_failures "aux-empty-copies-ring, kselftest" "$LOGS/boot-kselftest-aux-empty-copies-ring-on.log" <<EOT
@@ -478,7 +478,7 @@ EOT
 # perf_output_copy_aux(), with which the snapshot copies the latest trace
 # (ci/negative/copy-aux-*.patch): a copy that stops at the end of the AUX
 # ring, and equal offsets that copy nothing rather than the whole ring.
-# The KUnit suite perf_aux_copy (patch 30) must catch each; compare KUnit
+# The KUnit suite perf_aux_copy (patch 31) must catch each; compare KUnit
 # only, as above (AUX samples that wrap come out short, which the boot
 # tests may or may not meet).
 boot_copy_aux() {
@@ -566,7 +566,7 @@ EOT
 # no splat, and only tests that need trace while a group is throttled may
 # fail. Once the cycles samplers of aux-sample-steady have made perf lower
 # the sample rate, the samples of the throttled groups carry no trace
-# (cs_etm pauses the trace for the throttle, patch 22): at least one
+# (cs_etm pauses the trace for the throttle, patch 23): at least one
 # configuration fails the 95% check. Which ones fail depends on when the
 # rate is lowered.
 THROTTLE_MAY_FAIL='^FAILED: (.*AUX buffers on 4 CPUs: (95% or more of the samples hold trace|no trace followed by zeros)|on each CPU, two thirds or more of the AUX samples of cycles samplers carry trace across idle periods)$'
@@ -585,7 +585,7 @@ grep -q ': 95% or more of the samples hold trace$' <<< "$throttle_failures" ||
 log "throttle-stops-aux: $(grep -c . <<< "$throttle_failures") tests of trace under throttling fail, no other test fails, no splat"
 
 # The same with cs_etm handling the throttle stop as 7.2.13 does
-# (ci/negative/throttle-tears-down-path.patch, patch 22 undone too): it
+# (ci/negative/throttle-tears-down-path.patch, patch 23 undone too): it
 # tears down the path from the overflow NMI and keeps the AUX transaction
 # open, and aux-sample-steady, alone in a boot, must hit the WARN of the
 # nested AUX transaction that the unthrottle begins, in
@@ -599,7 +599,7 @@ grep -q 'WARNING: .* at perf_aux_output_begin+' "$LOGS/boot-throttle-tears-down-
 log "throttle-tears-down-path: the unthrottle begins a nested AUX transaction (WARN)"
 
 # The PMUv3 overflow NMI starts the PMU again when perf core had it
-# disabled (patch 42 undone, as in 7.2.13): pmu-nmi-group-enable, alone
+# disabled (patch 43 undone, as in 7.2.13): pmu-nmi-group-enable, alone
 # in a boot, must not finish (the model stops in the PMU interrupt, and
 # the boot times out) or must fail. A boot where it exits 0 fails this
 # stage.
@@ -621,7 +621,7 @@ else
 fi
 
 # The series with the hrtimer of a throttled cpu-clock event left queued
-# on the CPU that the event leaves (patch 43 undone, as in 7.2.13):
+# on the CPU that the event leaves (patch 44 undone, as in 7.2.13):
 # cpu-clock-throttle-migrate, alone in a boot, gets the two WARNs (the
 # AUX event on another CPU than the sample, and hrtimer_forward() of a
 # queued timer), which the boot lets pass; its "no splat" result fails

@@ -408,7 +408,7 @@ static void cs_etm_random_attr(struct thread *t, struct perf_event_attr *attr)
  */
 /*
  * Hardware samplers only with -H, which the CI's init passes: without
- * the series' arm_pmuv3 fix (patch 42) they hit "Invalid PMEV* index"
+ * the series' arm_pmuv3 fix (patch 43) they hit "Invalid PMEV* index"
  * (see ci/README.md)
  */
 static int hw_samplers;

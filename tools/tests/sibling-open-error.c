@@ -5,7 +5,7 @@
  * event that needs an AUX event (aux_pause, aux_resume, aux_sample_size)
  * before it checks that the event may join the context; a cs_etm event
  * with such an attribute in a CPU-wide cs_etm group on the same CPU is
- * then refused with EBUSY (cs_etm is an exclusive PMU). Before patch 44
+ * then refused with EBUSY (cs_etm is an exclusive PMU). Before patch 45
  * of the series the reference stayed, and the closed leader with it: its
  * count of CPU-wide events of the exclusive PMU refused every per-task
  * cs_etm event, with EBUSY, until reboot (the fuzzer found it).
