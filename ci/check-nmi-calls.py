@@ -75,6 +75,10 @@ PERF_EF_RESUME = 0x10
 ROOTS = [
     ("etm_event_snapshot_aux", {}),
     ("etm_event_stop", {1: PERF_EF_PAUSE}),
+    # the throttle of the group (no flags), from the overflow NMI on a perf
+    # core that stops an instruction trace event when throttling (patch 5
+    # undone): a pause of the trace, see __etm_event_stop()
+    ("etm_event_stop", {1: 0}),
     ("etm_event_start", {1: PERF_EF_RESUME}),
     ("arm_trbe_update_buffer", {}),
     ("arm_trbe_restart_perf", {}),
