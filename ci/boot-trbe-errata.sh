@@ -69,7 +69,7 @@ grep -E '^(not )?ok |detected: ARM erratum|^# trbe[0-9]' "$boot_log" "$check_log
 # trace, with the stray writes of the errata kept out of it
 rc=0
 bash "$CI_DIR/check-aux-samples.sh" "trbe-errata-$name" || rc=$?
-python3 "$CI_DIR/ktap-results.py" "$boot_log" "$check_log" \
+bounded 300 "ktap-results.py on $boot_log" python3 "$CI_DIR/ktap-results.py" "$boot_log" "$check_log" \
 	"$LOGS/aux-samples-trbe-errata-$name.log" "$LOGS/aux-latest-trbe-errata-$name.log" ||
 	die "trbe-errata on $name failed, see $boot_log and $check_log"
 [ $rc -eq 0 ] || die "the AUX samples of the trbe-errata boot of $name do not decode"

@@ -62,4 +62,5 @@ timeout --foreground "$BOOT_TIMEOUT" "$QEMU" "${machine[@]}" "${dtb[@]}" \
 [ $rc -ne 124 ] || die "boot of $name hung: no power off after ${BOOT_TIMEOUT}s, see $log_file"
 [ $rc -eq 0 ] || die "QEMU exited with $rc, see $log_file"
 
-python3 "$CI_DIR/check-boot-log.py" ${ALLOW_WARNING:+--allow-warning "$ALLOW_WARNING"} "$log_file"
+bounded 300 "check-boot-log.py on $log_file" \
+	python3 "$CI_DIR/check-boot-log.py" ${ALLOW_WARNING:+--allow-warning "$ALLOW_WARNING"} "$log_file"

@@ -25,7 +25,8 @@ decode() {
 	local out=$1 rc=0
 
 	shift
-	python3 "$CI_DIR/check-aux-samples.py" "$@" "$boot_log" "$etedec" "$WORK/$out-$name" \
+	bounded 900 "check-aux-samples.py${*:+ $*} on $boot_log" \
+		python3 "$CI_DIR/check-aux-samples.py" "$@" "$boot_log" "$etedec" "$WORK/$out-$name" \
 		> "$LOGS/$out-$name.log" || rc=$?
 	grep -E '^(ok|not ok|# [0-9]+ byte samples:)' "$LOGS/$out-$name.log" | sed 's/^/  /'
 	return $rc

@@ -14,7 +14,8 @@ while read -r p; do
 	patches+=("$TOP/patches/$p")
 done < "$TOP/series"
 git -C "$KSRC" checkout -q series
-python3 "$CI_DIR/check-maintainers.py" "$KSRC" "$TOP/MAINTAINERS-snippet" "${patches[@]}"
+bounded 1800 "check-maintainers.py on MAINTAINERS-snippet" \
+	python3 "$CI_DIR/check-maintainers.py" "$KSRC" "$TOP/MAINTAINERS-snippet" "${patches[@]}"
 
 scratch=$WORK/maintainers-selftest
 git -C "$KSRC" worktree prune
@@ -26,7 +27,8 @@ git -C "$scratch" reset -q
 git -C "$scratch" checkout -q series -- COPYING CREDITS Kbuild Makefile README scripts/get_maintainer.pl
 mkdir -p "$scratch"/{Documentation,arch,include,drivers,fs,init,ipc,kernel,lib}
 grep -v '^#' "$TOP/MAINTAINERS-snippet" > "$scratch/MAINTAINERS"
-out=$(cd "$scratch" && perl scripts/get_maintainer.pl --self-test=sections,patterns)
+out=$(cd "$scratch" && bounded 600 "get_maintainer.pl --self-test on MAINTAINERS-snippet" \
+	perl scripts/get_maintainer.pl --self-test=sections,patterns)
 git -C "$KSRC" worktree remove --force "$scratch"
 if [ -n "$out" ]; then
 	echo "$out"

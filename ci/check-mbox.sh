@@ -18,7 +18,8 @@ while read -r name nr; do
 	mkdir -p "$out"
 	# b4 looks for its configuration in a git repo; give it an empty one,
 	# offline. Its stdin is not the list of postings this loop reads.
-	(cd "$out" && git init -q && b4 --offline-mode am -m "$dir/$name.mbox" -o . \
+	(cd "$out" && git init -q &&
+	 bounded 600 "b4 am on $name.mbox" b4 --offline-mode am -m "$dir/$name.mbox" -o . \
 		< /dev/null > "$dir/b4-$name.log" 2>&1) || { cat "$dir/b4-$name.log"; die "b4 am failed on $name.mbox"; }
 	cat "$dir/b4-$name.log"
 	! grep -qiE 'thread incomplete|missing|ERROR' "$dir/b4-$name.log" ||

@@ -14,9 +14,11 @@ objs=("$KOUT"/drivers/hwtracing/coresight/*.o)
 [ -f "${objs[0]}" ] || die "no objects in $KOUT/drivers/hwtracing/coresight: build the kernel first"
 
 rc=0
-python3 "$CI_DIR/check-nmi-calls.py" --objdump "${CROSS_COMPILE}objdump" --nm "${CROSS_COMPILE}nm" \
+bounded 900 "check-nmi-calls.py on $KOUT" \
+	python3 "$CI_DIR/check-nmi-calls.py" --objdump "${CROSS_COMPILE}objdump" --nm "${CROSS_COMPILE}nm" \
 	"${objs[@]}" > "$LOGS/nmi-calls-$name.ktap" || rc=$?
 cat "$LOGS/nmi-calls-$name.ktap"
-python3 "$CI_DIR/ktap-results.py" "$LOGS/nmi-calls-$name.ktap" || rc=1
+bounded 300 "ktap-results.py on $LOGS/nmi-calls-$name.ktap" \
+	python3 "$CI_DIR/ktap-results.py" "$LOGS/nmi-calls-$name.ktap" || rc=1
 [ $rc -eq 0 ] || die "the NMI paths of cs_etm call what they must not, see $LOGS/nmi-calls-$name.ktap"
 log "the NMI paths of cs_etm call no path, helper, lock, sleep or allocation"

@@ -16,7 +16,8 @@ cd "$KSRC"
 failed=0
 while read -r patch; do
 	case "$patch" in ''|'#'*) continue ;; esac
-	if out=$(perl "$KSRC/scripts/checkpatch.pl" --strict --quiet --no-tree \
+	if out=$(bounded 600 "checkpatch.pl on $patch" \
+			perl "$KSRC/scripts/checkpatch.pl" --strict --quiet --no-tree \
 			--ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES "$TOP/patches/$patch" 2>&1); then
 		log "clean: $patch"
 	else

@@ -22,11 +22,12 @@ bash "$CI_DIR/make-initramfs.sh" "$TOP/tools/etr-share" etr-share-initramfs
 KUNIT=${KUNIT:-0} CORESIGHT=etr INITRAMFS=etr-share-initramfs BOOT_TIMEOUT=${BOOT_TIMEOUT:-180} \
 	bash "$CI_DIR/boot.sh" "$kernel" "etr-share-$kernel"
 rc=0
-python3 "$CI_DIR/check-etr-share.py" "$WORK/etedec" "$boot_log" \
+bounded 900 "check-etr-share.py on $boot_log" \
+	python3 "$CI_DIR/check-etr-share.py" "$WORK/etedec" "$boot_log" \
 	"$WORK/etr-share-$kernel" "$WORK/etr-share-initramfs/tests/etr-share" \
 	> "$check_log" || rc=$?
 grep -E '^(not )?ok ' "$boot_log" "$check_log" | sed "s|^$LOGS/||"
-python3 "$CI_DIR/ktap-results.py" "$boot_log" "$check_log" ||
+bounded 300 "ktap-results.py on $boot_log" python3 "$CI_DIR/ktap-results.py" "$boot_log" "$check_log" ||
 	die "etr-share on $kernel failed, see $boot_log and $check_log"
 [ $rc -eq 0 ] || die "decoding the AUX buffers of $kernel failed, see $check_log"
 log "$kernel: the ETR is shared as it must be"

@@ -51,11 +51,12 @@ series-debug) skip= ;;          # it has CPU hotplug: nothing may skip
 *) exit 0 ;;
 esac
 if [ "$model" = on ]; then
-	python3 "$CI_DIR/ktap-results.py" ${skip:+--allow-skip "$skip"} \
+	bounded 300 "ktap-results.py on $log_file" python3 "$CI_DIR/ktap-results.py" ${skip:+--allow-skip "$skip"} \
 		--allow-skip "$KSELFTEST_NO_SHARED_SINK" "$log_file" ||
 		die "the kselftests fail on $kernel with TRBEs, see $log_file"
 else
 	grep -qF "# SKIP $KSELFTEST_NO_SINK" "$log_file" ||
 		die "the kselftests do not skip for want of a per-CPU sink on the ETR, see $log_file"
-	python3 "$CI_DIR/ktap-results.py" --allow-skip "$KSELFTEST_NO_SINK" "$log_file"
+	bounded 300 "ktap-results.py on $log_file" \
+		python3 "$CI_DIR/ktap-results.py" --allow-skip "$KSELFTEST_NO_SINK" "$log_file"
 fi

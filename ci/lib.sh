@@ -42,6 +42,23 @@ else
 	KERNEL_CC="${CROSS_COMPILE}gcc"
 fi
 
+# Run a host tool (a decoder, checker or reader) for at most $1 seconds:
+# bounded SECONDS WHAT CMD... If it hangs, print "WHAT timed out after
+# SECONDSs" and fail with timeout's status. The limits are many times
+# the tool's time on a slow 2-core machine: they are for hangs only. Not
+# --foreground, so that the children of CMD (etedec, perf, objdump) are
+# signalled too; KILL 30 s after TERM.
+bounded() {
+	local secs=$1 what=$2 start=$SECONDS rc=0
+	shift 2
+	timeout --kill-after=30 "$secs" "$@" || rc=$?
+	# 124: ended by TERM; 137: by KILL, which may also be the tool's own death
+	if [ $rc -eq 124 ] || { [ $rc -eq 137 ] && [ $((SECONDS - start)) -ge "$secs" ]; }; then
+		echo "$what timed out after ${secs}s" >&2
+	fi
+	return $rc
+}
+
 kmake() {
 	make -C "$KSRC" O="$KOUT" -j"$JOBS" CC="$KERNEL_CC" "$@"
 }

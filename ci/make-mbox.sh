@@ -53,7 +53,8 @@ while read -r name nr; do
 	GIT_COMMITTER_NAME=$author GIT_COMMITTER_EMAIL=$email \
 		git -C "$KSRC" format-patch --stdout --cover-letter --thread=shallow \
 		--notes --subject-prefix="$prefix" ${version:+-v "$version"} "$range" |
-		python3 "$CI_DIR/make-mbox.py" "$TOP/COVER_LETTER" "$i" "$name" > "$WORK/mbox/$name.mbox"
+		bounded 300 "make-mbox.py for $name" \
+			python3 "$CI_DIR/make-mbox.py" "$TOP/COVER_LETTER" "$i" "$name" > "$WORK/mbox/$name.mbox"
 	log "$WORK/mbox/$name.mbox: $(grep -ci '^Message-ID: ' "$WORK/mbox/$name.mbox") messages," \
 		"$(grep -m1 '^Subject: ' "$WORK/mbox/$name.mbox" | cut -c10-)"
 	first=$((first + nr))

@@ -76,13 +76,14 @@ data=$WORK/$name-data
 rm -rf "$data"
 mkdir -p "$data"
 rc=0
-python3 "$CI_DIR/check-perf-sample.py" "${check[@]}" "$perf_host/perf" "$WORK/$name" \
+bounded 900 "check-perf-sample.py on $LOGS/boot-$name.log" \
+	python3 "$CI_DIR/check-perf-sample.py" "${check[@]}" "$perf_host/perf" "$WORK/$name" \
 	"$LOGS/boot-$name.log" "$data" > "$LOGS/$name.ktap" || rc=$?
 cat "$LOGS/$name.ktap"
 log "perf.data files and their perf script output in $data"
 
 if [ "$mode" != without-perf-patches ]; then
-	python3 "$CI_DIR/ktap-results.py" "$LOGS/$name.ktap"
+	bounded 300 "ktap-results.py on $LOGS/$name.ktap" python3 "$CI_DIR/ktap-results.py" "$LOGS/$name.ktap"
 	[ $rc -eq 0 ] || die "perf and AUX samples from cs_etm on the $kernel kernel: see $LOGS/$name.ktap"
 	exit 0
 fi
@@ -114,7 +115,8 @@ per-thread: perf record warns that 4096 byte samples may be too small
 snapshot: -S with --aux-sample is refused, with a message
 EOT
 )
-got=$({ python3 "$CI_DIR/ktap-results.py" "$LOGS/$name.ktap" || true; } |
+got=$({ bounded 300 "ktap-results.py on $LOGS/$name.ktap" \
+		python3 "$CI_DIR/ktap-results.py" "$LOGS/$name.ktap" || true; } |
       sed -n 's/^FAILED: //p' | sort)
 if [ "$want" != "$got" ]; then
 	diff <(echo "$want") <(echo "$got") | sed 's/^/  /'

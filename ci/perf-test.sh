@@ -49,10 +49,11 @@ tr -d '\r' < "$log_file" | sed -n '/^# boot test: \/tests\/perf-test$/,/^# boot 
 
 [ "$kernel" = series ] && [ -z "${PERF:-}" ] || exit 0
 if [ "$model" = on ]; then
-	python3 "$CI_DIR/ktap-results.py" "$log_file" ||
+	bounded 300 "ktap-results.py on $log_file" python3 "$CI_DIR/ktap-results.py" "$log_file" ||
 		die "the perf test fails on the series with TRBEs, see $log_file"
 else
 	grep -qF "# SKIP $PERF_TEST_NO_SINK" "$log_file" ||
 		die "the perf test does not skip for want of a per-CPU sink on the ETR, see $log_file"
-	python3 "$CI_DIR/ktap-results.py" --allow-skip "$PERF_TEST_NO_SINK" "$log_file"
+	bounded 300 "ktap-results.py on $log_file" \
+		python3 "$CI_DIR/ktap-results.py" --allow-skip "$PERF_TEST_NO_SINK" "$log_file"
 fi

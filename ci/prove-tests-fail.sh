@@ -81,7 +81,7 @@ expect_failures() {
 	local name=$1 want got
 	shift
 	want=$(sort)
-	got=$({ python3 "$CI_DIR/ktap-results.py" --allow-skip "no CPU hotplug" \
+	got=$({ bounded 300 "ktap-results.py on $*" python3 "$CI_DIR/ktap-results.py" --allow-skip "no CPU hotplug" \
 		--allow-skip "$KSELFTEST_NO_HOTPLUG" --allow-skip "$KSELFTEST_NO_SINK" \
 		--allow-skip "$KSELFTEST_NO_SHARED_SINK" "$@" || true; } |
 	      sed -n 's/^FAILED: //p' | sort)
@@ -576,9 +576,10 @@ THROTTLE_MAY_FAIL='^FAILED: (.*AUX buffers on 4 CPUs: (95% or more of the sample
 build_negative throttle-stops-aux.patch throttle-stops-aux
 KUNIT=0 bash "$CI_DIR/boot.sh" throttle-stops-aux || true
 throttle_log=$LOGS/boot-throttle-stops-aux.log
-python3 "$CI_DIR/check-boot-log.py" "$throttle_log" ||
+bounded 300 "check-boot-log.py on $throttle_log" python3 "$CI_DIR/check-boot-log.py" "$throttle_log" ||
 	die "throttle-stops-aux: a throttled cs_etm event broke the kernel, see $throttle_log"
-throttle_failures=$({ python3 "$CI_DIR/ktap-results.py" --allow-skip "no CPU hotplug" "$throttle_log" || true; } |
+throttle_failures=$({ bounded 300 "ktap-results.py on $throttle_log" \
+				python3 "$CI_DIR/ktap-results.py" --allow-skip "no CPU hotplug" "$throttle_log" || true; } |
 		    grep '^FAILED: ' || true)
 others=$(grep -vE "$THROTTLE_MAY_FAIL" <<< "$throttle_failures" || true)
 [ -z "$others" ] ||

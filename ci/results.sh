@@ -18,7 +18,8 @@ if [ "${1:-}" != --total ]; then
 	name=$1
 	shift
 	rc=0
-	out=$(python3 "$CI_DIR/ktap-results.py" --summary "$LOGS/counts/$name" "$@") || rc=$?
+	out=$(bounded 300 "ktap-results.py on the logs of $name" \
+		python3 "$CI_DIR/ktap-results.py" --summary "$LOGS/counts/$name" "$@") || rc=$?
 	grep '^FAILED: ' <<< "$out" | sed "s/^/  $name: /" || true
 	[ -f "$LOGS/counts/$name" ] || echo "0 passed, 1 failed, 0 skipped" > "$LOGS/counts/$name"
 	printf '  %-16s %s\n' "$name" "$(cat "$LOGS/counts/$name")"

@@ -16,7 +16,8 @@ while read -r log args; do
 	eval "argv=($args)"
 	n=$((n + 1))
 	expect=$dir/case-$n.expect
-	got=$(cd "$dir" && { python3 "$CI_DIR/ktap-results.py" "${argv[@]}" "$log"; echo "exit $?"; })
+	got=$(cd "$dir" && { bounded 300 "ktap-results.py on $log" \
+		python3 "$CI_DIR/ktap-results.py" "${argv[@]}" "$log"; echo "exit $?"; })
 	if [ "${UPDATE:-0}" = 1 ]; then
 		printf '# %s %s\n%s\n' "$log" "$args" "$got" > "$expect"
 	elif [ "$got" != "$(tail -n +2 "$expect")" ]; then

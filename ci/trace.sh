@@ -26,7 +26,9 @@ bash "$CI_DIR/make-initramfs.sh" "$TOP/tools/trace" trace-initramfs
 KUNIT=0 CORESIGHT=$topology INITRAMFS=trace-initramfs \
 	bash "$CI_DIR/boot.sh" series "trace-$topology"
 grep -E '^# coresight devices:' "$log" || true
-python3 "$CI_DIR/ktap-results.py" "$log" || die "cs-trace-record failed, see $log"
+bounded 300 "ktap-results.py on $log" python3 "$CI_DIR/ktap-results.py" "$log" ||
+	die "cs-trace-record failed, see $log"
 # KTAP of the decoding in $LOGS/trace-check-$topology.log
-python3 "$CI_DIR/check-trace.py" "$WORK/etedec" "$log" "$LOGS/trace-$topology" \
+bounded 900 "check-trace.py on $log" \
+	python3 "$CI_DIR/check-trace.py" "$WORK/etedec" "$log" "$LOGS/trace-$topology" \
 	"$WORK/trace-initramfs/tests/cs-trace-record" | tee "$LOGS/trace-check-$topology.log"
