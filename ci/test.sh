@@ -42,6 +42,8 @@ stage() {
 run() { bash "$CI_DIR/$1.sh" "${@:2}"; }
 
 total=$SECONDS
+# The counts of the rows, ci/results.sh: none left from an earlier run
+rm -rf "$LOGS/counts"
 stage deps run install-deps
 stage reader-tests run test-ktap-results
 # QEMU builds in the background, at the lowest CPU and I/O priority,
@@ -147,24 +149,31 @@ echo "total: $((SECONDS - total))s"
 # another kernel, and the trace stages test the QEMU model and the
 # upstream drivers, not the series: their own lines, not in the total.
 echo "=== results (per stage; the last line adds up the series' tests)"
-run results boot-series --require-kunit --allow-skip "no CPU hotplug" "$LOGS/boot-series.log" || true
-run results aux-samples "$LOGS/aux-samples-series.log" "$LOGS/aux-latest-series.log" || true
-run results trbe-fault "$LOGS/boot-trbe-fault-series.log" || true
-run results aux-remap "$LOGS/boot-aux-remap-series.log" || true
-run results trbe-errata "$LOGS/boot-trbe-errata-series.log" "$LOGS/trbe-errata-check-series.log" \
-	"$LOGS/aux-samples-trbe-errata-series.log" "$LOGS/aux-latest-trbe-errata-series.log" || true
-run results etr-share "$LOGS/boot-etr-share-series.log" "$LOGS/etr-share-check-series.log" || true
-run results perf-sample "$LOGS/perf-sample.ktap" || true
-run results perf-sample-base "$LOGS/perf-sample-base.ktap" || true
-run results perf-test --allow-skip "$PERF_TEST_NO_SINK" \
-	"$LOGS/boot-perf-test-series-on.log" "$LOGS/boot-perf-test-series-etr.log" || true
-run results kselftest --allow-skip "$KSELFTEST_NO_HOTPLUG" --allow-skip "$KSELFTEST_NO_SHARED_SINK" \
-	--exclude "$KSELFTEST_SHARED_SINK_TESTS" "$LOGS/boot-kselftest-series-on.log" || true
-run results kselftest-etr --allow-skip "$KSELFTEST_NO_SINK" --only "$KSELFTEST_SHARED_SINK_TESTS" \
-	"$LOGS/boot-kselftest-series-etr.log" || true
-run results nmi-calls "$LOGS/nmi-calls-series.ktap" || true
-run results debug "${debug_logs[@]}" || true
-run results model-trbe "$LOGS/boot-trace-on.log" "$LOGS/trace-check-on.log" || true
-run results model-etr "$LOGS/boot-trace-etr.log" "$LOGS/trace-check-etr.log" || true
+# A row's failures count in the total (the debug and model rows are not
+# in it); a reader that crashed or hung on a row (exit 2) fails the run
+crashed=
+row() { run results "$@" || [ $? -eq 1 ] || crashed+=" $1"; }
+row boot-series --require-kunit --allow-skip "no CPU hotplug" "$LOGS/boot-series.log"
+row aux-samples "$LOGS/aux-samples-series.log" "$LOGS/aux-latest-series.log"
+row trbe-fault "$LOGS/boot-trbe-fault-series.log"
+row aux-remap "$LOGS/boot-aux-remap-series.log"
+row trbe-errata "$LOGS/boot-trbe-errata-series.log" "$LOGS/trbe-errata-check-series.log" \
+	"$LOGS/aux-samples-trbe-errata-series.log" "$LOGS/aux-latest-trbe-errata-series.log"
+row etr-share "$LOGS/boot-etr-share-series.log" "$LOGS/etr-share-check-series.log"
+row perf-sample "$LOGS/perf-sample.ktap"
+row perf-sample-base "$LOGS/perf-sample-base.ktap"
+row perf-test --allow-skip "$PERF_TEST_NO_SINK" \
+	"$LOGS/boot-perf-test-series-on.log" "$LOGS/boot-perf-test-series-etr.log"
+row kselftest --allow-skip "$KSELFTEST_NO_HOTPLUG" --allow-skip "$KSELFTEST_NO_SHARED_SINK" \
+	--exclude "$KSELFTEST_SHARED_SINK_TESTS" "$LOGS/boot-kselftest-series-on.log"
+row kselftest-etr --allow-skip "$KSELFTEST_NO_SINK" --only "$KSELFTEST_SHARED_SINK_TESTS" \
+	"$LOGS/boot-kselftest-series-etr.log"
+row nmi-calls "$LOGS/nmi-calls-series.ktap"
+row debug "${debug_logs[@]}"
+row model-trbe "$LOGS/boot-trace-on.log" "$LOGS/trace-check-on.log"
+row model-etr "$LOGS/boot-trace-etr.log" "$LOGS/trace-check-etr.log"
+rc=0
 run results --total boot-series aux-samples trbe-fault aux-remap trbe-errata etr-share perf-sample perf-sample-base \
-	perf-test kselftest kselftest-etr nmi-calls
+	perf-test kselftest kselftest-etr nmi-calls || rc=1
+[ -z "$crashed" ] || { echo "the result reader crashed or hung on:$crashed"; rc=1; }
+[ $rc -eq 0 ]
