@@ -59,6 +59,16 @@ bounded() {
 	return $rc
 }
 
+# The tests that fail in the KTAP logs $@, one per line, sorted, for
+# the checks of expected failures (ci/prove-tests-fail.sh). A skip with
+# a reason of a machine or kernel without a feature is not a failure.
+failed_tests() {
+	{ bounded 300 "ktap-results.py on $*" python3 "$CI_DIR/ktap-results.py" \
+		--allow-skip "no CPU hotplug" --allow-skip "$KSELFTEST_NO_HOTPLUG" \
+		--allow-skip "$KSELFTEST_NO_SINK" --allow-skip "$KSELFTEST_NO_SHARED_SINK" "$@" ||
+		true; } | sed -n 's/^FAILED: //p' | sort -u
+}
+
 kmake() {
 	make -C "$KSRC" O="$KOUT" -j"$JOBS" CC="$KERNEL_CC" "$@"
 }
