@@ -24,15 +24,30 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+total=$SECONDS
 declare -a TIMES=()
+# The stages of this file (one of bisect and build-series runs), for the
+# counter of each stage's line
+STAGES=$(($(grep -c '^stage ' "$0") + 1))
+STAGE=0
 
+# Run stage $1, the command $2..., with its output also in
+# $LOGS/stage-$1.out. On a failure, the last line names the stage and its
+# log: the last log that its output points to ("see FILE"), or its output.
 stage() {
-	local name=$1 start=$SECONDS
+	local name=$1 start=$SECONDS out=$LOGS/stage-$1.out rc=0 see
 	shift
-	echo "=== stage $name"
-	if ! "$@"; then
+	STAGE=$((STAGE + 1))
+	echo "=== stage $STAGE/$STAGES $name (at $((SECONDS - total))s)"
+	# In this shell, not a pipeline's subshell: wait_for_qemu waits for a
+	# child of it
+	"$@" > >(tee "$out") 2>&1 || rc=$?
+	wait $!
+	if [ $rc -ne 0 ]; then
 		echo "=== stage $name FAILED after $((SECONDS - start))s"
 		printf '%s\n' "${TIMES[@]}"
+		see=$(grep -o 'see /[^ ,]*' "$out" | tail -n 1 | cut -c5-)
+		echo "first failed stage: $name, see ${see:-$out}"
 		exit 1
 	fi
 	TIMES+=("$(printf '%-18s %5ds' "$name" $((SECONDS - start)))")
@@ -41,7 +56,6 @@ stage() {
 
 run() { bash "$CI_DIR/$1.sh" "${@:2}"; }
 
-total=$SECONDS
 # The counts of the rows, ci/results.sh: none left from an earlier run
 rm -rf "$LOGS/counts"
 stage deps run install-deps
@@ -151,8 +165,14 @@ echo "total: $((SECONDS - total))s"
 echo "=== results (per stage; the last line adds up the series' tests)"
 # A row's failures count in the total (the debug and model rows are not
 # in it); a reader that crashed or hung on a row (exit 2) fails the run
-crashed=
-row() { run results "$@" || [ $? -eq 1 ] || crashed+=" $1"; }
+crashed='' first_failed=''
+row() {
+	local rc=0
+
+	run results "$@" || rc=$?
+	[ $rc -eq 0 ] || [ -n "$first_failed" ] || first_failed=$1
+	[ $rc -le 1 ] || crashed+=" $1"
+}
 row boot-series --require-kunit --allow-skip "no CPU hotplug" "$LOGS/boot-series.log"
 row aux-samples "$LOGS/aux-samples-series.log" "$LOGS/aux-latest-series.log"
 row trbe-fault "$LOGS/boot-trbe-fault-series.log"
@@ -176,4 +196,5 @@ rc=0
 run results --total boot-series aux-samples trbe-fault aux-remap trbe-errata etr-share perf-sample perf-sample-base \
 	perf-test kselftest kselftest-etr nmi-calls || rc=1
 [ -z "$crashed" ] || { echo "the result reader crashed or hung on:$crashed"; rc=1; }
+[ -z "$first_failed" ] || echo "first failed stage: results, row $first_failed, see $LOGS/counts/$first_failed"
 [ $rc -eq 0 ]
