@@ -12,9 +12,10 @@ is the root of the boot's initramfs, where the workload's binary is.
 From the perf.data of the aux-sample run it also makes files that the
 QEMU model cannot record, and checks what perf makes of them: an AUX
 sample whose zero padding is followed by a 0x80 byte that does not start
-an A-Sync packet, a sample from a CPU without trace metadata, and
-PERF_RECORD_AUX records of a formatted sink (ETR). Prints KTAP; exits 1
-if a test failed.
+an A-Sync packet, a sample from a CPU without trace metadata,
+PERF_RECORD_AUX records of a formatted sink (ETR), a zero-size
+PERF_RECORD_AUX with COLLISION, and what a shared sink records (formatted
+trace, all-zero samples). Prints KTAP; exits 1 if a test failed.
 
 With --refused, the boot was of a kernel that cannot take AUX samples of
 cs_etm: perf record must say so in every run.
@@ -37,7 +38,9 @@ REFUSED_ERROR = "The kernel cannot take AUX area samples of the group leader"
 # with its line breaks as spaces
 SMALL_SAMPLE_WARNING = "may be too small for the synchronisation period"
 # perf script and perf report, for AUX samples of a formatted sink
-FORMATTED_ERROR = "AUX area sampling is only supported with per-CPU sinks"
+FORMATTED_WARNING = "AUX samples of formatted trace, which cannot"
+# perf script and perf report, when no AUX sample holds trace
+NO_TRACE_WARNING = "AUX samples holds trace"
 # perf script and perf report, for AUX samples of a CPU without metadata
 NO_METADATA_WARNING = "AUX samples from CPUs without trace metadata"
 
@@ -238,6 +241,7 @@ def check_report(run, path):
 PERF_RECORD_AUX = 11
 PERF_RECORD_SAMPLE = 9
 PERF_RECORD_AUXTRACE = 71
+PERF_AUX_FLAG_COLLISION = 0x08
 PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW = 0x100
 # The sample_type bits that the samples may have, in the order of their
 # fields; any other bit, except AUX (the last field), is refused
@@ -292,13 +296,16 @@ class PerfData:
             fields["aux"] = pos + 8
         return fields
 
-    def aux_samples(self):
-        """The fields of the samples that carry AUX data with trace."""
+    def aux_samples(self, with_trace=True):
+        """The fields of the samples that carry AUX data, with trace unless
+        @with_trace is False."""
         samples = []
         for off, rtype in self.records:
             if rtype == PERF_RECORD_SAMPLE and self.u64(off + 8) in self.sample_type:
                 f = self.sample(off)
-                if "aux" in f and any(self.data[f["aux"]:f["aux"] + self.u64(f["aux_size"])]):
+                if "aux" in f and self.u64(f["aux_size"]) and (
+                        not with_trace or
+                        any(self.data[f["aux"]:f["aux"] + self.u64(f["aux_size"])])):
                     samples.append(f)
         return samples
 
@@ -350,21 +357,12 @@ def craft_foreign_cpu(pd, cpu):
     struct.pack_into("<I", pd.data, f["cpu"], cpu)
 
 
-def craft_formatted(pd):
-    """PERF_RECORD_AUX records of a formatted sink, on every sampled CPU.
-
-    The trace of a CPU is formatted if its PERF_RECORD_AUX records say so:
-    clear PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW in those of the recording
-    (there are some when the TRBE filled the AUX area), and put one
-    without it before the first sample for every CPU, with the sample_id
-    of the cs_etm event (the event whose samples have no AUX data and
-    which is not the dummy event).
-    """
-    for off, rtype in pd.records:
-        if rtype == PERF_RECORD_AUX:
-            flags = pd.u64(off + 24) & ~PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW
-            struct.pack_into("<Q", pd.data, off + 24, flags)
-    samples = pd.aux_samples()
+def insert_aux_records(pd, size, flags):
+    """Put a PERF_RECORD_AUX of @size bytes and @flags before the first
+    AUX sample for every sampled CPU, with the sample_id of the cs_etm
+    event (the event whose samples have no AUX data and which is not the
+    dummy event)."""
+    samples = pd.aux_samples(with_trace=False)
     cpus = sorted({struct.unpack_from("<I", pd.data, f["cpu"])[0] for f in samples})
     first = samples[0]
     sample_off = first["identifier"] - 8
@@ -387,10 +385,41 @@ def craft_formatted(pd):
                 sample_id += struct.pack("<Q", time - 1)
             else:
                 sample_id += fields.get(name, bytes(8))
-        body = struct.pack("<QQQ", 0, 4096, 0) + sample_id
+        body = struct.pack("<QQQ", 0, size, flags) + sample_id
         record = struct.pack("<IHH", PERF_RECORD_AUX, 0, 8 + len(body)) + body
         pd.insert(sample_off, record)
         sample_off += len(record)
+
+
+def craft_formatted(pd):
+    """PERF_RECORD_AUX records of a formatted sink, on every sampled CPU.
+
+    The trace of a CPU is formatted if its PERF_RECORD_AUX records say so:
+    clear PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW in those of the recording
+    (there are some when the TRBE filled the AUX area), and put one
+    without it before the first sample for every CPU.
+    """
+    for off, rtype in pd.records:
+        if rtype == PERF_RECORD_AUX:
+            flags = pd.u64(off + 24) & ~PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW
+            struct.pack_into("<Q", pd.data, off + 24, flags)
+    insert_aux_records(pd, 4096, 0)
+
+
+def craft_collision(pd):
+    """A PERF_RECORD_AUX of no trace with COLLISION only, as a sink that
+    another event holds reports, before the first sample of every CPU:
+    it has no format flag."""
+    insert_aux_records(pd, 0, PERF_AUX_FLAG_COLLISION)
+
+
+def craft_shared_sink(pd):
+    """What a shared sink (ETR) records: PERF_RECORD_AUX records of
+    formatted trace, and AUX samples that the kernel filled with zeros."""
+    for f in pd.aux_samples():
+        aux, size = f["aux"], pd.u64(f["aux_size"])
+        pd.data[aux:aux + size] = bytes(size)
+    craft_formatted(pd)
 
 
 def check_crafted(path):
@@ -401,8 +430,12 @@ def check_crafted(path):
                          check_false_async),
                         ("a sample from a CPU without trace metadata is skipped, with one warning",
                          check_foreign_cpu),
-                        ("samples of a formatted sink are refused, with a message",
-                         check_formatted)):
+                        ("samples of a formatted sink are skipped, with one warning",
+                         check_formatted),
+                        ("a zero-size PERF_RECORD_AUX with COLLISION does not set the trace format",
+                         check_collision),
+                        ("a file of a shared sink reads, with one warning that no sample holds trace",
+                         check_shared_sink)):
         try:
             ok, diag = check(orig)
         except (AssertionError, KeyError, IndexError, struct.error) as e:
@@ -446,11 +479,32 @@ def check_foreign_cpu(orig):
 
 
 def check_formatted(orig):
-    """PERF_RECORD_AUX records of a formatted sink: refused."""
+    """PERF_RECORD_AUX records of a formatted sink: the samples are
+    skipped, and the rest of the file is processed."""
     p, branches = script_crafted(orig, "formatted", craft_formatted)
-    return (p.returncode != 0 and branches == 0 and FORMATTED_ERROR in p.stderr,
-            f"exit {p.returncode}, {branches} branches, "
-            f"message {FORMATTED_ERROR in p.stderr}")
+    warnings = p.stderr.count(FORMATTED_WARNING)
+    events = len(p.stdout.splitlines())
+    return (p.returncode == 0 and branches == 0 and warnings == 1 and events > 0,
+            f"exit {p.returncode}, {branches} branches, {events} lines, {warnings} warnings")
+
+
+def check_collision(orig):
+    """A COLLISION-only PERF_RECORD_AUX on every CPU: still unformatted
+    trace, the samples decode."""
+    p, branches = script_crafted(orig, "collision", craft_collision)
+    return (p.returncode == 0 and branches > 0,
+            f"exit {p.returncode}, {branches} branches")
+
+
+def check_shared_sink(orig):
+    """All-zero samples and formatted PERF_RECORD_AUX records: perf
+    script exits 0 and says once that no sample holds trace."""
+    p, branches = script_crafted(orig, "shared-sink", craft_shared_sink)
+    no_trace = p.stderr.count(NO_TRACE_WARNING)
+    formatted = p.stderr.count(FORMATTED_WARNING)
+    return (p.returncode == 0 and branches == 0 and no_trace == 1 and not formatted,
+            f"exit {p.returncode}, {branches} branches, {no_trace} no-trace and "
+            f"{formatted} formatted warnings")
 
 
 def check_refused(text, status):
