@@ -22,6 +22,9 @@
 #   fail: TEST             a test that must fail there: the fail: lines of
 #                          a logs: line are exactly the failures
 #   may-fail: REGEX        a failure that may be there too (stated why)
+#   allow-skip: REASON     a skip with this reason (or $NAME, one of
+#                          ci/lib.sh) is not a failure there
+#   skipped: N             and exactly N tests skip there
 #   no-splat: LOG          no oops, BUG, WARN or other splat in LOG
 #   log-has: LOG REGEX     an extended regex that LOG must match
 #   log-lacks: LOG REGEX   ... and one it must not
@@ -78,7 +81,15 @@ check_failures() {
 	local got unexpected missing
 
 	[ ${#logs[@]} -gt 0 ] || return 0
-	got=$(failed_tests "${logs[@]}")
+	got=$(failed_tests "${skips[@]}" "${logs[@]}")
+	if [ -n "$skipped" ]; then
+		bounded 300 "ktap-results.py on ${logs[*]}" python3 "$CI_DIR/ktap-results.py" \
+			"${EXPECTED_SKIPS[@]}" "${skips[@]}" --summary "$LOGS/negative-$case.counts" \
+			"${logs[@]}" > /dev/null || true
+		read -r _ _ _ _ n _ < "$LOGS/negative-$case.counts"
+		[ "$n" = "$skipped" ] ||
+			die "$case: $n tests skip in ${logs[*]##*/}, not $skipped"
+	fi
 	missing=$(comm -23 <(printf '%s' "$want" | sort -u) <(echo "$got"))
 	unexpected=$(comm -13 <(printf '%s' "$want" | sort -u) <(echo "$got") |
 		     { [ -z "$may_fail" ] && cat || grep -vE "$may_fail"; } || true)
@@ -88,14 +99,14 @@ check_failures() {
 		die "$case: the failures in ${logs[*]##*/} are not the expected ones"
 	fi
 	log "$case: $(grep -c . <<< "$got") tests fail in ${logs[*]##*/}, as expected"
-	logs=() want='' may_fail=''
+	logs=() skips=() want='' may_fail='' skipped=''
 }
 
 # Run one case, ci/negative/$1.expect
 run_case() {
 	local case=$1 expect kernel line key value rc words vars log
-	local -a logs=()
-	local want='' may_fail=''
+	local -a logs=() skips=()
+	local want='' may_fail='' skipped=''
 
 	expect=$CI_DIR/negative/$case.expect
 	value=$(sed -n 's/^kernel:[[:space:]]*//p' "$expect")
@@ -149,6 +160,11 @@ run_case() {
 			;;
 		fail) want+="$value"$'\n' ;;
 		may-fail) may_fail+="${may_fail:+|}$value" ;;
+		allow-skip) # a reason of ci/lib.sh by its name, or the reason
+			[[ $value =~ ^\$([A-Z_]+)$ ]] && value=${!BASH_REMATCH[1]}
+			skips+=(--allow-skip "$value")
+			;;
+		skipped) skipped=$value ;;
 		no-splat)
 			log=$(case_log "$value")
 			bounded 300 "check-boot-log.py on $value" python3 "$CI_DIR/check-boot-log.py" "$log" ||
