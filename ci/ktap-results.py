@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read the KTAP results of boot logs and of host checks, strictly.
 
-Usage: ktap-results.py [--allow-skip REASON]... [--summary FILE]
-                       [--only REGEX] [--exclude REGEX]
+Usage: ktap-results.py [--allow-skip-test TEST REASON]...
+                       [--allow-skip-uncounted REASON]...
+                       [--allow-skip REASON]... [--summary FILE]
+                       [--tests FILE] [--only REGEX] [--exclude REGEX]
                        [--require-kunit] LOG...
 
 A LOG is a boot log (it has the "# boot tests:" lines of
@@ -22,8 +24,10 @@ says. It is a failure when:
     than it listed (none included), or did not reach its end;
   - the kernel printed no KUnit results in the boot log after
     --require-kunit (the other boots run with kunit.enable=0);
-  - a test is skipped for a reason not given with --allow-skip (a skip is
-    for a machine that lacks something by design; the test says which);
+  - a test is skipped, unless --allow-skip-test names that test with
+    that reason (a skip is for a machine that lacks something by design;
+    the test says which), --allow-skip-uncounted that reason for a test
+    that another stage counts (below), or --allow-skip it for any test;
   - one test name is read twice (each test counts once).
 Only leaf results count: a result that closes a subtest is not a test of
 its own, unless it says "not ok" while none of its subtests failed.
@@ -40,7 +44,9 @@ failure always counts.
 
 Prints "FAILED: NAME" for every failure and, last, "N passed, N failed,
 N skipped"; exits 1 on a failure. --summary FILE also writes that line
-to FILE, for ci/results.sh to add up.
+to FILE, for ci/results.sh to add up, and --tests FILE the names of the
+tests counted, one a line, for ci/results.sh to find a test counted in
+two rows. The summary is written last: no summary, a crash.
 """
 import re
 import sys
@@ -63,24 +69,38 @@ PROG_END = re.compile(r"^# boot test: (\S+) (exit (\d+)|killed by signal (\d+)|c
 
 
 class Results:
-    def __init__(self, allow_skip, only=None, exclude=None):
+    def __init__(self, allow_skip, only=None, exclude=None, allow_skip_test=None,
+                 allow_skip_uncounted=()):
         self.allow_skip = allow_skip
+        self.allow_skip_test = allow_skip_test or {}
+        self.allow_skip_uncounted = allow_skip_uncounted
         self.only, self.exclude = only, exclude
         self.counts = {"passed": 0, "failed": 0, "skipped": 0}
         self.seen = set()
+        self.tests = []         # the names of the tests counted, in order
         self.failures = []
 
     def add(self, name, status, why=""):
         if name in self.seen:
             status, why = "failed", "counted twice"
         self.seen.add(name)
-        if status == "skipped" and why not in self.allow_skip:
-            status, why = "failed", f"skipped ({why}), but this boot must run it"
+        if status == "skipped" and not self.may_skip(name, why):
+            if name in self.allow_skip_test:
+                why = f"skipped ({why}), but it may skip only with: {self.allow_skip_test[name]}"
+            else:
+                why = f"skipped ({why}), but this boot must run it"
+            status = "failed"
         if status != "failed" and not self.counted(name):
             return      # another stage counts it; a failure always counts
         self.counts[status] += 1
+        self.tests.append(name)
         if status == "failed":
             self.failures.append(f"{name}: {why}" if why else name)
+
+    def may_skip(self, name, why):
+        if why in self.allow_skip_uncounted and not self.counted(name):
+            return True
+        return why in self.allow_skip or self.allow_skip_test.get(name) == why
 
     def counted(self, name):
         if self.only and not self.only.search(name):
@@ -292,11 +312,18 @@ def read_log(path, results, require_kunit):
 
 def main(argv):
     allow, summary, require_kunit, logs = set(), None, False, []
+    allow_test, allow_uncounted, tests = {}, set(), None
     only = exclude = None
     while argv:
         arg = argv.pop(0)
         if arg == "--allow-skip":
             allow.add(argv.pop(0))
+        elif arg == "--allow-skip-test" and len(argv) >= 2:
+            allow_test[argv.pop(0)] = argv.pop(0)
+        elif arg == "--allow-skip-uncounted":
+            allow_uncounted.add(argv.pop(0))
+        elif arg == "--tests":
+            tests = argv.pop(0)
         elif arg == "--only":
             only = re.compile(argv.pop(0))
         elif arg == "--exclude":
@@ -314,7 +341,7 @@ def main(argv):
     if not logs:
         print(__doc__)
         return 2
-    results = Results(allow, only, exclude)
+    results = Results(allow, only, exclude, allow_test, allow_uncounted)
     for path, kunit in logs:
         read_log(path, results, kunit)
     for name in results.failures:
@@ -324,6 +351,9 @@ def main(argv):
         print("FAILED: no tests at all")
         c["failed"] += 1
     line = f"{c['passed']} passed, {c['failed']} failed, {c['skipped']} skipped"
+    if tests:
+        with open(tests, "w") as f:
+            f.writelines(name + "\n" for name in results.tests)
     if summary:
         with open(summary, "w") as f:
             f.write(line + "\n")
