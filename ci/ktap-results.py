@@ -319,7 +319,8 @@ def main(argv):
         if arg == "--allow-skip":
             allow.add(argv.pop(0))
         elif arg == "--allow-skip-test" and len(argv) >= 2:
-            allow_test[argv.pop(0)] = argv.pop(0)
+            test = argv.pop(0)
+            allow_test[test] = argv.pop(0)
         elif arg == "--allow-skip-uncounted":
             allow_uncounted.add(argv.pop(0))
         elif arg == "--tests":
