@@ -110,7 +110,10 @@ if [ "${1:-}" != --total ]; then
 fi
 
 shift
-[ $# -gt 0 ] || set -- $(manifest_rows | awk '$2 == "total" { print $1 }')
+if [ $# -eq 0 ]; then
+	mapfile -t rows < <(manifest_rows | awk '$2 == "total" { print $1 }')
+	set -- "${rows[@]}"
+fi
 passed=0 failed=0 skipped=0
 for name in "$@"; do
 	if [ ! -f "$LOGS/counts/$name" ] || [ ! -f "$LOGS/counts/$name.tests" ]; then

@@ -26,9 +26,8 @@ set -euo pipefail
 
 total=$SECONDS
 declare -a TIMES=()
-# The stages of this file (one of bisect and build-series runs), for the
-# counter of each stage's line
-STAGES=$(($(grep -c '^stage ' "$0") + 1))
+# The stages of this run, for the counter: one "stage NAME" line each
+STAGES=$(grep -c '^[[:space:]]*stage ' "${BASH_SOURCE[0]}")
 STAGE=0
 
 # Run stage $1, the command $2..., with its output also in
@@ -38,7 +37,7 @@ stage() {
 	local name=$1 start=$SECONDS out=$LOGS/stage-$1.out rc=0 see
 	shift
 	STAGE=$((STAGE + 1))
-	echo "=== stage $STAGE/$STAGES $name (at $((SECONDS - total))s)"
+	echo "=== stage $STAGE/$STAGES $name (elapsed $((SECONDS - total))s)"
 	# In this shell, not a pipeline's subshell: wait_for_qemu waits for a
 	# child of it
 	"$@" > >(tee "$out") 2>&1 || rc=$?
@@ -93,11 +92,13 @@ stage mbox run make-mbox
 stage b4-am run check-mbox
 stage build-base run build-kernel base base
 stage warnings-base run check-warnings base
+# One stage line either way, for the count of the stages
 if [ "${BISECT:-1}" = 1 ]; then
-	stage bisect run bisect
+	build_series=(bisect run bisect)
 else
-	stage build-series run build-kernel series series
+	build_series=(build-series run build-kernel series series)
 fi
+stage "${build_series[@]}"
 stage warnings-series run check-warnings series
 stage nmi-calls run check-nmi-calls series
 stage initramfs run make-initramfs
@@ -132,15 +133,8 @@ stage trbe-fault-debug run boot-trbe-fault series-debug
 stage aux-remap-debug run boot-aux-remap series-debug
 stage etr-nmi-debug run boot-etr-nmi series-debug
 stage kselftest-debug run kselftest series-debug on
-# The debug boot's KUnit and boot tests, decoded samples, TRBE faults, a
-# remapped AUX area, AUX pauses on the ETR in NMI and the kselftests
-# (those of a shared sink skip: the debug kernel boots with TRBEs only)
-debug_logs=(--allow-skip "$KSELFTEST_NO_SHARED_SINK"
-	    --require-kunit "$LOGS/boot-series-debug.log" "$LOGS/aux-samples-series-debug.log"
-	    "$LOGS/aux-latest-series-debug.log" "$LOGS/boot-trbe-fault-series-debug.log"
-	    "$LOGS/boot-aux-remap-series-debug.log" "$LOGS/boot-etr-nmi-series-debug.log"
-	    "$LOGS/boot-kselftest-series-debug-on.log")
-stage debug-results run results debug "${debug_logs[@]}"
+# The debug boot's tests: row debug of ci/results.manifest
+stage debug-results run results --row debug
 stage prove-tests-fail run prove-tests-fail
 # After prove-tests-fail, which builds Image-snapshot-restarts-path: the
 # fixed cost of a snapshot with the sink restarted in place and, in the
@@ -156,45 +150,33 @@ echo "series: $(git -C "$KSRC" rev-list --count base..series) patches"
 printf '%s\n' "${TIMES[@]}"
 echo "total: $((SECONDS - total))s"
 
-# Each test once: KUnit from the series boot (the other boots run with
-# kunit.enable=0), the boot tests of each boot, the host checks. The
-# kselftests of a shared sink (sink_share) count from the ETR-only model,
-# the others from the model with TRBEs. The debug boot runs them again on
-# another kernel, and the trace stages test the QEMU model and the
-# upstream drivers, not the series: their own lines, not in the total.
+# The rows and what each counts are those of ci/results.manifest: each
+# test once over the rows of the total; the debug kernel, the base kernel
+# and the QEMU model have their own lines, not in the total.
 echo "=== results (per stage; the last line adds up the series' tests)"
-# A row's failures count in the total (the debug and model rows are not
-# in it); a reader that crashed or hung on a row (exit 2) fails the run
-crashed='' first_failed=''
+# A failure of a row of the total fails the run, and so does a reader
+# that crashed or hung on any row (exit 2)
+rows=$(run results --rows)
+total_rows=" $(run results --rows total | tr '\n' ' ') "
+crashed='' first_row=''
 row() {
 	local rc=0
 
-	run results "$@" || rc=$?
-	[ $rc -eq 0 ] || [ -n "$first_failed" ] || first_failed=$1
+	run results --row "$1" || rc=$?
 	[ $rc -le 1 ] || crashed+=" $1"
+	if [ -z "$first_row" ] && { [ $rc -gt 1 ] || { [ $rc -eq 1 ] && [[ $total_rows == *" $1 "* ]]; }; }; then
+		first_row=$1
+	fi
 }
-row boot-series --require-kunit --allow-skip "no CPU hotplug" "$LOGS/boot-series.log"
-row aux-samples "$LOGS/aux-samples-series.log" "$LOGS/aux-latest-series.log"
-row trbe-fault "$LOGS/boot-trbe-fault-series.log"
-row aux-remap "$LOGS/boot-aux-remap-series.log"
-row trbe-errata "$LOGS/boot-trbe-errata-series.log" "$LOGS/trbe-errata-check-series.log" \
-	"$LOGS/aux-samples-trbe-errata-series.log" "$LOGS/aux-latest-trbe-errata-series.log"
-row etr-share "$LOGS/boot-etr-share-series.log" "$LOGS/etr-share-check-series.log"
-row perf-sample "$LOGS/perf-sample.ktap"
-row perf-sample-base "$LOGS/perf-sample-base.ktap"
-row perf-test --allow-skip "$PERF_TEST_NO_SINK" \
-	"$LOGS/boot-perf-test-series-on.log" "$LOGS/boot-perf-test-series-etr.log"
-row kselftest --allow-skip "$KSELFTEST_NO_HOTPLUG" --allow-skip "$KSELFTEST_NO_SHARED_SINK" \
-	--exclude "$KSELFTEST_SHARED_SINK_TESTS" "$LOGS/boot-kselftest-series-on.log"
-row kselftest-etr --allow-skip "$KSELFTEST_NO_SINK" --only "$KSELFTEST_SHARED_SINK_TESTS" \
-	"$LOGS/boot-kselftest-series-etr.log"
-row nmi-calls "$LOGS/nmi-calls-series.ktap"
-row debug "${debug_logs[@]}"
-row model-trbe "$LOGS/boot-trace-on.log" "$LOGS/trace-check-on.log"
-row model-etr "$LOGS/boot-trace-etr.log" "$LOGS/trace-check-etr.log"
+for name in $rows; do
+	row "$name"
+done
 rc=0
-run results --total boot-series aux-samples trbe-fault aux-remap trbe-errata etr-share perf-sample perf-sample-base \
-	perf-test kselftest kselftest-etr nmi-calls || rc=1
+run results --total || rc=1
 [ -z "$crashed" ] || { echo "the result reader crashed or hung on:$crashed"; rc=1; }
-[ -z "$first_failed" ] || echo "first failed stage: results, row $first_failed, see $LOGS/counts/$first_failed"
+if [ -n "$first_row" ]; then
+	echo "first failed stage: results row $first_row, see $(run results --log "$first_row")"
+elif [ $rc -ne 0 ]; then
+	echo "first failed stage: results total, see the lines above (counts in $LOGS/counts)"
+fi
 [ $rc -eq 0 ]
