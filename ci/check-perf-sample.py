@@ -492,8 +492,9 @@ def check_collision(orig):
     """A COLLISION-only PERF_RECORD_AUX on every CPU: still unformatted
     trace, the samples decode."""
     p, branches = script_crafted(orig, "collision", craft_collision)
-    return (p.returncode == 0 and branches > 0,
-            f"exit {p.returncode}, {branches} branches")
+    formatted = p.stderr.count(FORMATTED_WARNING)
+    return (p.returncode == 0 and branches > 0 and not formatted,
+            f"exit {p.returncode}, {branches} branches, {formatted} formatted warnings")
 
 
 def check_shared_sink(orig):
@@ -502,9 +503,11 @@ def check_shared_sink(orig):
     p, branches = script_crafted(orig, "shared-sink", craft_shared_sink)
     no_trace = p.stderr.count(NO_TRACE_WARNING)
     formatted = p.stderr.count(FORMATTED_WARNING)
-    return (p.returncode == 0 and branches == 0 and no_trace == 1 and not formatted,
-            f"exit {p.returncode}, {branches} branches, {no_trace} no-trace and "
-            f"{formatted} formatted warnings")
+    events = len(p.stdout.splitlines())
+    return (p.returncode == 0 and branches == 0 and no_trace == 1 and not formatted and
+            events > 0,
+            f"exit {p.returncode}, {branches} branches, {events} lines, {no_trace} no-trace "
+            f"and {formatted} formatted warnings")
 
 
 def check_refused(text, status):
