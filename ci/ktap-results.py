@@ -42,7 +42,8 @@ say which results this stage counts: a passed or skipped test whose name
 does not match --only, or matches --exclude, is read but not counted. A
 failure always counts.
 
-Prints "FAILED: NAME" for every failure and, last, "N passed, N failed,
+Prints "FAILED: NAME" for every failure, under it the last diagnostic
+lines ("# ...") the test printed before its result, and, last, "N passed, N failed,
 N skipped"; exits 1 on a failure. --summary FILE also writes that line
 to FILE, for ci/results.sh to add up, and --tests FILE the names of the
 tests counted, one a line, for ci/results.sh to find a test counted in
@@ -51,6 +52,7 @@ two rows. The summary is written last: no summary, a crash.
 import re
 import sys
 
+DIAG_SHOWN = 8         # diagnostic lines shown under a failure
 TIME = re.compile(r"^\[\s*\d+\.\d+\] ?")
 VERSION = re.compile(r"^(KTAP|TAP) version \d+$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
@@ -79,8 +81,9 @@ class Results:
         self.seen = set()
         self.tests = []         # the names of the tests counted, in order
         self.failures = []
+        self.diagnostics = {}   # failure: the last diagnostic lines before it
 
-    def add(self, name, status, why=""):
+    def add(self, name, status, why="", diag=()):
         if name in self.seen:
             status, why = "failed", "counted twice"
         self.seen.add(name)
@@ -95,7 +98,9 @@ class Results:
         self.counts[status] += 1
         self.tests.append(name)
         if status == "failed":
-            self.failures.append(f"{name}: {why}" if why else name)
+            failure = f"{name}: {why}" if why else name
+            self.failures.append(failure)
+            self.diagnostics[failure] = list(diag)[-DIAG_SHOWN:]
 
     def may_skip(self, name, why):
         if why in self.allow_skip_uncounted and not self.counted(name):
@@ -153,6 +158,7 @@ def parse_doc(lines, pos, indent, prefix, results, label=None):
     leaves = 0
     failed = False
     pending = None      # (failed, leaves) of the subtest before its closing result
+    diag = []           # diagnostic lines since the last result
     name = prefix
     while pos < len(lines):
         ind, text = split_indent(lines[pos])
@@ -182,6 +188,8 @@ def parse_doc(lines, pos, indent, prefix, results, label=None):
             continue
         m = RESULT.match(text)
         if not m:
+            if text.startswith("#"):
+                diag.append(text)
             pos += 1
             continue
         pos += 1
@@ -198,10 +206,11 @@ def parse_doc(lines, pos, indent, prefix, results, label=None):
             if directive == "SKIP":
                 results.add(full, "skipped", why.strip())
             else:
-                results.add(full, "passed" if ok else "failed")
+                results.add(full, "passed" if ok else "failed", diag=diag)
             failed |= not ok
             leaves += 1
         pending = None
+        diag = []
     if pending:
         leaves += pending[1]    # a subtest cut short, never closed
     where = f"{label}: {name}" if label and name else label or name or "KTAP"
@@ -347,6 +356,8 @@ def main(argv):
         read_log(path, results, kunit)
     for name in results.failures:
         print(f"FAILED: {name}")
+        for line in results.diagnostics.get(name, ()):
+            print(f"    {line}")
     c = results.counts
     if not sum(c.values()):
         print("FAILED: no tests at all")

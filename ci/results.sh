@@ -97,7 +97,8 @@ if [ "${1:-}" != --total ]; then
 	rc=0
 	out=$(bounded 300 "ktap-results.py on the logs of $name" \
 		python3 "$CI_DIR/ktap-results.py" --summary "$counts" --tests "$counts.tests" "$@") || rc=$?
-	grep '^FAILED: ' <<< "$out" | sed "s/^/  $name: /" || true
+	# Each failure, with the diagnostics the test printed before it
+	grep -E '^(FAILED: |    )' <<< "$out" | sed -E "s/^FAILED: /  $name: FAILED: /; s/^    /      /" || true
 	# The reader writes its counts last: none if it crashed or hung
 	if [ ! -f "$counts" ]; then
 		echo "  $name: ktap-results.py exited $rc without counts"
