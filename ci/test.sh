@@ -104,6 +104,7 @@ stage nmi-calls run check-nmi-calls series
 stage initramfs run make-initramfs
 # Before trbe-errata, which runs aux_sample_trbe on TRBEs with errata
 stage build-kselftests run build-kselftests series
+stage kmsg-splats run test-kmsg-splats
 stage build-qemu wait_for_qemu
 stage boot-series run boot series
 stage aux-samples run check-aux-samples series
