@@ -15,12 +15,19 @@
  *    so the TRBE interrupt handler finds it;
  *  - enable/disable cycles without samples stop the event, and
  *    update_buffer() in etm_event_stop() finds it.
- * The path that handled the fault shows from outside: the TRBE interrupt
- * count of the CPU in /proc/interrupts (the trace buffers are big enough
- * not to fill), and the snapshot path puts the TRUNCATED record right
- * after the all-zero sample that found the fault. A session can end on
- * another path if the thread is scheduled out at the faulting disable;
- * each case tries up to three sessions.
+ * The path that handled the fault shows from outside: the TRBE interrupts
+ * of the CPU in /proc/interrupts beyond those of the buffer filling up,
+ * each of which reports a COLLISION (the kernel is traced too, and how
+ * much trace a session makes depends on the speed of the CPU), and the
+ * snapshot path puts the TRUNCATED record right after the all-zero
+ * sample that found the fault. A session can end on another path if the
+ * thread is scheduled out at the faulting disable; each case tries up to
+ * three sessions.
+ *
+ * A session waits for the fault by count, not by time: until the trace
+ * unit of the CPU was disabled twice as often as the fault needs (each
+ * AUX sample or enable/disable cycle disables it once; a sched out only
+ * adds disables), however slowly the CPU takes its samples.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -29,17 +36,16 @@
 #include "aux-session.h"
 #include "watchdog.h"
 
-#define AUX_PAGES	128	/* 512KiB: the TRBE does not fill in a case */
-#define MAX_ROUNDS	40	/* milliseconds or cycles to wait for the fault: it
-			   comes in under 10 (the 4th disable); a kernel that
-			   does not report it costs 6 sessions of this */
+#define AUX_PAGES	128	/* 512KiB */
+#define FAULT_EVERY	4	/* x-trbe-fault-at-disable of ci/boot-trbe-fault.sh */
+#define MAX_DISABLES	(2 * FAULT_EVERY)	/* to wait for the fault */
+#define MAX_SESSION_MS	5000	/* for a CPU that takes no sample at all */
 #define SESSIONS	3
 /*
- * Each case takes at most SESSIONS * MAX_ROUNDS ms of spinning, a few
- * seconds on the model; 120 s for a slow emulated CPU on a busy host,
- * well before the boot's timeout (600 s)
+ * A case takes at most SESSIONS * MAX_SESSION_MS of spinning: 150 s for
+ * the three, well before the boot's timeout (600 s)
  */
-#define WATCHDOG_SECONDS	120
+#define WATCHDOG_SECONDS	150
 
 enum fault_path { PATH_NONE, PATH_SNAPSHOT, PATH_IRQ, PATH_STOP };
 
@@ -53,6 +59,7 @@ struct fault_records {
 	int samples;		/* AUX samples */
 	int with_trace;		/* AUX samples that hold trace */
 	int truncated;		/* PERF_RECORD_AUX with TRUNCATED */
+	int collisions;		/* ... with COLLISION only: the buffer filled up */
 	int after;		/* AUX samples after the TRUNCATED record */
 	int after_with_trace;	/* ... that hold trace */
 	int last_was_zero;	/* the last record was an all-zero AUX sample */
@@ -73,6 +80,8 @@ static void note_record(const struct perf_event_header *h, const uint8_t *rec, v
 		memcpy(&flags, rec + sizeof(*h) + 16, sizeof(flags));
 		if ((flags & PERF_AUX_FLAG_TRUNCATED) && !r->truncated++)
 			r->zero_before_truncated = r->last_was_zero;
+		else if (flags & PERF_AUX_FLAG_COLLISION)
+			r->collisions++;
 		r->last_was_zero = 0;
 		return;
 	}
@@ -113,9 +122,10 @@ static enum fault_path run_session(enum fault_case c, int cpu)
 	struct fault_records r = {};
 	struct aux_session s;
 	enum fault_path path;
+	struct timespec start, now;
 	long irqs;
 	uint64_t t0, t1;
-	int i, nr = 0, ok;
+	int i, nr = 0, ok, disables;
 
 	pin_to_cpu(cpu);
 	cs_etm_leader_attr(&leader, cs_etm_type);
@@ -142,7 +152,8 @@ static enum fault_path run_session(enum fault_case c, int cpu)
 	irqs = trbe_interrupts(cpu);
 	if (c != CASE_STOP)
 		aux_session_enable(&s);
-	for (i = 0; i < MAX_ROUNDS && !r.truncated; i++) {
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (i = 0, disables = 0; disables < MAX_DISABLES && !r.truncated; i++) {
 		if (c == CASE_STOP) {
 			aux_session_enable(&s);
 			spin_ms(1);
@@ -151,6 +162,11 @@ static enum fault_path run_session(enum fault_case c, int cpu)
 			spin_ms(1);
 		}
 		aux_session_read(&s, note_record, &r);
+		disables = c == CASE_STOP ? i + 1 : r.samples;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000 +
+		    (now.tv_nsec - start.tv_nsec) / 1000000 >= MAX_SESSION_MS)
+			break;
 	}
 	/* The event must be off now: no time enabled, no more trace */
 	t0 = time_enabled(s.leader);
@@ -165,15 +181,15 @@ static enum fault_path run_session(enum fault_case c, int cpu)
 
 	if (!r.truncated)
 		path = PATH_NONE;
-	else if (irqs > 0)
+	else if (irqs > r.collisions)
 		path = PATH_IRQ;
 	else if (r.zero_before_truncated)
 		path = PATH_SNAPSHOT;
 	else
 		path = PATH_STOP;
-	ktap_diag("CPU %d: %d rounds, %d AUX samples (%d with trace), %d TRUNCATED, then %d samples (%d with trace), time enabled %s, %ld TRBE interrupts: fault handled by %s",
+	ktap_diag("CPU %d: %d rounds, %d AUX samples (%d with trace), %d TRUNCATED, then %d samples (%d with trace), time enabled %s, %ld TRBE interrupts, %d COLLISION records of a full buffer: fault handled by %s",
 		  cpu, i, r.samples, r.with_trace, r.truncated, r.after, r.after_with_trace,
-		  t0 == t1 ? "stopped" : "still running", irqs, path_names[path]);
+		  t0 == t1 ? "stopped" : "still running", irqs, r.collisions, path_names[path]);
 	ok = r.truncated && !r.after_with_trace && t0 == t1 && !s.malformed;
 	return ok ? path : PATH_NONE;
 }
