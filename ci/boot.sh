@@ -15,6 +15,9 @@
 # Every CPU has a PSCI idle state (ci/add-idle-states.sh), so that CPU PM
 # runs at each idle period as on real systems; IDLE_STATES=0 boots
 # without them.
+# The PMU's overflow interrupt is a pseudo-NMI (irqchip.gicv3_pseudo_nmi=1);
+# PSEUDO_NMI=0 boots without, for the case of ci/prove-tests-fail.sh that
+# shows tools/tests/pmu-nmi.c can fail.
 # KERNEL_ARGS adds to the kernel command line, for example cs_etm_fuzz=90
 # to run the fuzzer after the boot tests (see tools/initramfs/init.c).
 # KUNIT=0 keeps the built-in KUnit suites from running (kunit.enable=0):
@@ -34,8 +37,9 @@ CORESIGHT=${CORESIGHT:-on}
 [ -f "$image" ] || die "no $image"
 [ -x "$QEMU" ] || die "no $QEMU: run ci/build-qemu.sh \$WORK/qemu first"
 cpu=max
+args="console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1"
 # Pseudo-NMIs, so that the PMU's overflow interrupt is an NMI
-args="console=ttyAMA0 rdinit=/init panic=-1 oops=panic softlockup_panic=1 irqchip.gicv3_pseudo_nmi=1"
+[ "${PSEUDO_NMI:-1}" = 0 ] || args+=" irqchip.gicv3_pseudo_nmi=1"
 [ "${KUNIT:-1}" = 1 ] || args+=" kunit.enable=0"
 [ -z "${TRBE_FAULT_AT_DISABLE:-}" ] || cpu+=",x-trbe-fault-at-disable=$TRBE_FAULT_AT_DISABLE"
 [ -z "${CPU_PROPS:-}" ] || cpu+=",$CPU_PROPS"
