@@ -42,8 +42,9 @@
 #define MAX_SESSION_MS	5000	/* for a CPU that takes no sample at all */
 #define SESSIONS	3
 /*
- * A case takes at most SESSIONS * MAX_SESSION_MS of spinning: 150 s for
- * the three, well before the boot's timeout (600 s)
+ * A case takes at most SESSIONS * MAX_SESSION_MS of spinning, 15 s; the
+ * watchdog leaves room for a slow CPU, well before the boot's timeout
+ * (600 s)
  */
 #define WATCHDOG_SECONDS	150
 
