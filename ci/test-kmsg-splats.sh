@@ -20,8 +20,14 @@ rm -rf "$util" "$out"
 mkdir -p "$util/${header%/*}"
 git -C "$KSRC" show "series:$header" > "$util/$header"
 if [ -n "${MUTATION:-}" ]; then
-	(cd "$util" && git apply --include="$header" "$CI_DIR/negative/$MUTATION.patch") ||
+	# Outside of any git tree: $WORK may be inside the CI's clone, where
+	# git apply would take the paths from the clone's top and apply nothing
+	cp "$util/$header" "$util/unmutated.h"
+	(cd "$util" && GIT_DIR=/nonexistent git apply --include="$header" \
+		"$CI_DIR/negative/$MUTATION.patch") ||
 		die "ci/negative/$MUTATION.patch does not apply to $header"
+	! cmp -s "$util/$header" "$util/unmutated.h" ||
+		die "ci/negative/$MUTATION.patch changes nothing in $header"
 fi
 gcc -O2 -Wall -Werror -Wno-unused-function -isystem "$WORK/kselftest-out/usr/include" \
 	-I"$KSRC/tools/testing/selftests" -I"$util/${header%/*}" -o "$util/read-splats" \
