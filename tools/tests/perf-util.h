@@ -227,16 +227,24 @@ static inline int set_perf_max_sample_rate(int rate)
 	return fclose(f) == 0 && ok ? 0 : -1;
 }
 
+/* Whether @ms milliseconds have passed since @t0 (CLOCK_MONOTONIC) */
+static inline int ms_since(const struct timespec *t0, int ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000 >= ms;
+}
+
 /* Busy loop for @ms milliseconds: code for the trace unit to trace */
 static inline void spin_ms(int ms)
 {
-	struct timespec t0, t;
+	struct timespec t0;
 	static volatile unsigned long x;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		x++;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	} while (!ms_since(&t0, ms));
 }
 #endif

@@ -123,7 +123,7 @@ static enum fault_path run_session(enum fault_case c, int cpu)
 	struct fault_records r = {};
 	struct aux_session s;
 	enum fault_path path;
-	struct timespec start, now;
+	struct timespec start;
 	long irqs;
 	uint64_t t0, t1;
 	int i, nr = 0, ok, disables;
@@ -164,9 +164,7 @@ static enum fault_path run_session(enum fault_case c, int cpu)
 		}
 		aux_session_read(&s, note_record, &r);
 		disables = c == CASE_STOP ? i + 1 : r.samples;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - start.tv_sec) * 1000 +
-		    (now.tv_nsec - start.tv_nsec) / 1000000 >= MAX_SESSION_MS)
+		if (ms_since(&start, MAX_SESSION_MS))
 			break;
 	}
 	/* The event must be off now: no time enabled, no more trace */
