@@ -56,10 +56,11 @@ errata=("2119858 or 2139208:the overwrite in fill mode work-around"
 	for e in "${errata[@]}"; do
 		i=$((i + 1))
 		if grep -q "CPU features: detected: ARM erratum ${e%%:*}" "$boot_log"; then
-			echo "ok $i the kernel enables ${e#*:} (ARM erratum ${e%%:*})"
+			echo "ok $i trbe_errata_check.erratum_${e%% *}"
 		else
+			echo "# ${e#*:} (ARM erratum ${e%%:*}): not enabled"
 			echo "# no 'detected: ARM erratum ${e%%:*}' line in the boot log"
-			echo "not ok $i the kernel enables ${e#*:} (ARM erratum ${e%%:*})"
+			echo "not ok $i trbe_errata_check.erratum_${e%% *}"
 		fi
 	done
 } > "$check_log"

@@ -177,7 +177,7 @@ def main_latest(log, etedec, workdir):
     print("KTAP version 1\n# aux_sample_latest_decode")
     if not plan:
         print("1..1\n# no AUXL plan line in " + log)
-        print("not ok 1 the boot printed AUX samples taken at page faults")
+        print("not ok 1 aux_sample_latest_decode.samples_printed")
         return 1
     funcs = {}
     for line in other:
@@ -198,8 +198,9 @@ def main_latest(log, etedec, workdir):
               f"of their fault, {bad} do not")
         ok = good == nr and not bad
         failed += not ok
-        print(f"{'ok' if ok else 'not ok'} {i} {size} byte samples taken at page faults end "
-              f"with the trace of the faulting store: its function, iteration and IP")
+        # The samples taken at page faults end with the trace of the
+        # faulting store: its function, iteration and IP
+        print(f"{'ok' if ok else 'not ok'} {i} aux_sample_latest_decode.{size}_bytes")
     return 1 if failed else 0
 
 
@@ -212,7 +213,7 @@ def main(argv):
     print("KTAP version 1\n# aux_sample_decode")
     if not plan:
         print("1..1\n# no AUXS plan line in " + log)
-        print("not ok 1 the boot printed AUX samples")
+        print("not ok 1 aux_sample_decode.samples_printed")
         return 1
     print(f"1..{2 * len(plan)}")
     failed = 0
@@ -236,13 +237,15 @@ def main(argv):
         ok = (with_trace > 0 and not counts["bad"] and len(threads) > 1 and
               all(threads.values()) and counts["good"] >= MIN_CHECKED * with_trace)
         failed += not ok
-        print(f"{'ok' if ok else 'not ok'} {2 * i - 1} {size} byte samples decode from their "
-              f"first A-Sync with the sampled thread's context IDs only")
+        # The samples decode from their first A-Sync with the sampled
+        # thread's context IDs only
+        print(f"{'ok' if ok else 'not ok'} {2 * i - 1} aux_sample_decode.{size}_bytes.context_ids")
         ok, diags = recency(samples, size)
         failed += not ok
         print("\n".join(diags))
-        print(f"{'ok' if ok else 'not ok'} {2 * i} {size} byte samples hold only trace "
-              f"newer than the samples of their thread before them")
+        # The samples hold only trace newer than the samples of their
+        # thread before them
+        print(f"{'ok' if ok else 'not ok'} {2 * i} aux_sample_decode.{size}_bytes.newer_trace")
     return 1 if failed else 0
 
 

@@ -22,16 +22,14 @@ import os
 import sys
 
 # (group, buffers that must have trace, KTAP name)
+# (round, buffers needed, test name): one session, two threads, the ETR's
+# claimer stops last (first): each AUX buffer holds its own thread's trace
+# only, none lost, no WARN; two sessions: each AUX buffer decodes with 0
+# errors and has its own PID only
 GROUPS = [
-    ("threads-owner-last", 1,
-     "one session, two threads, the ETR's claimer stops last: "
-     "each AUX buffer holds its own thread's trace only, none lost, no WARN"),
-    ("threads-owner-first", 1,
-     "one session, two threads, the ETR's claimer stops first: "
-     "each AUX buffer holds its own thread's trace only, none lost, no WARN"),
-    ("sessions", 1,
-     "two sessions: each AUX buffer decodes with 0 errors and has its own "
-     "PID only"),
+    ("threads-owner-last", 1, "etr_share_trace.threads_owner_last"),
+    ("threads-owner-first", 1, "etr_share_trace.threads_owner_first"),
+    ("sessions", 1, "etr_share_trace.two_sessions"),
 ]
 
 

@@ -540,7 +540,8 @@ def main():
     total_reached, total_ext, failed = set(), set(), 0
     for i, (root, args) in enumerate(ROOTS, 1):
         flags = "".join(f", x{r}={v:#x}" for r, v in args.items())
-        name = f"{root}{'(' + flags[2:] + ')' if flags else ''}: no path, helper, lock, sleep or allocation"
+        # No path, helper, lock, sleep or allocation reachable from root
+        name = "nmi_calls." + root + "".join(f".x{r}_{v:#x}" for r, v in args.items())
         res = checker.closure(root, args)
         if res is None:
             print(f"# {root}: not in the objects")
@@ -572,8 +573,7 @@ def main():
     for c in canary:
         print(f"# {c}")
         print(f"canary: {c}", file=sys.stderr)
-    print(f"{'not ok' if canary else 'ok'} {len(ROOTS) + 1} the check sees the path:"
-          " the full start and stop reach coresight_enable_path and coresight_disable_path")
+    print(f"{'not ok' if canary else 'ok'} {len(ROOTS) + 1} nmi_calls.canaries")
     failed += bool(canary)
     print(f"# closure: {len(total_reached)} functions of drivers/hwtracing/coresight: "
           + ", ".join(sorted(total_reached)))

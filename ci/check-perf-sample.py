@@ -70,6 +70,11 @@ def result(ok, name, diag=None):
     results.append((ok, name, diag))
 
 
+def test_name(run, check):
+    """perf_aux_sample.RUN.CHECK, RUN in snake_case"""
+    return f"perf_aux_sample.{run.replace('-', '_')}.{check}"
+
+
 def perf(save, *args):
     """Run perf, save its output in OUTDIR/save and return it."""
     p = subprocess.run([PERF, *args], capture_output=True, text=True,
@@ -118,10 +123,10 @@ def check_attr(run, path, size):
         m = re.search(r"aux_sample_size: (\d+)", line)
         got = int(m.group(1)) if m else 0
         result("AUX" in types and "CPU" in types and got == size,
-               f"{run}: the sampling event takes {size} byte AUX samples and the CPU",
+               test_name(run, "sample_type"),
                f"sample_type {'|'.join(types)}, aux_sample_size {got}")
         return
-    result(False, f"{run}: the sampling event takes {size} byte AUX samples and the CPU",
+    result(False, test_name(run, "sample_type"),
            "no event with aux_sample_size")
 
 
@@ -185,12 +190,12 @@ def check_dump(run, path, size):
             if run not in WRAPS:
                 bad.append(f"padded sample not at an A-Sync: {packets[:1]}")
     result(len(samples) > 0 and decoded > 0 and not bad,
-           f"{run}: perf report -D dumps the AUX samples as ETE packets",
+           test_name(run, "report_dump"),
            f"{len(samples)} AUX samples, {decoded} with packets, "
            f"{restarted} padded not at an A-Sync, {wraps} wraps; {bad[:3]}")
     if run in WRAPS:
         result(restarted > 0,
-               f"{run}: the TRBE wrapped: a padded sample starts without an A-Sync",
+               test_name(run, "padded_restart"),
                f"{restarted} padded samples not at an A-Sync")
 
 
@@ -214,7 +219,7 @@ def check_script(run, path):
     threads = {(tid, cpu) for tid, cpu, _ in samples}
     strangers = [b for b in branches if (b[0], b[1]) not in threads]
     result(len(samples) > 0 and len(in_workload) > 0 and not strangers,
-           f"{run}: perf script decodes branches of the workload from the samples",
+           test_name(run, "script_branches"),
            f"{len(samples)} cpu-clock samples, {len(branches)} branches, "
            f"{len(in_workload)} in {'/'.join(WORKLOAD_FUNCTIONS)}, "
            f"{len(strangers)} on another thread or CPU")
@@ -222,7 +227,7 @@ def check_script(run, path):
         times = {time for _, _, time in samples}
         late = [b for b in branches if b[2] not in times]
         result(len(branches) > 0 and not late,
-               f"{run}: without timestamps, the branches have the time of their sample",
+               test_name(run, "branch_times"),
                f"{len(late)} of {len(branches)} branches at another time")
 
 
@@ -233,7 +238,7 @@ def check_report(run, path):
     section = out.split("of event 'instructions")[-1] if "of event 'instructions" in out else ""
     found = [f for f in WORKLOAD_FUNCTIONS if f in section]
     result(len(found) == len(WORKLOAD_FUNCTIONS),
-           f"{run}: perf report shows the workload's functions from the trace",
+           test_name(run, "report_functions"),
            f"found {found}")
 
 
@@ -426,21 +431,21 @@ def check_crafted(path):
     """What perf makes of AUX samples that the QEMU model cannot record."""
     with open(path, "rb") as f:
         orig = f.read()
-    for name, check in (("zeros then a 0x80 byte without TraceInfo do not read as an A-Sync",
-                         check_false_async),
-                        ("a sample from a CPU without trace metadata is skipped, with one warning",
-                         check_foreign_cpu),
-                        ("samples of a formatted sink are skipped, with one warning",
-                         check_formatted),
-                        ("a zero-size PERF_RECORD_AUX with COLLISION does not set the trace format",
-                         check_collision),
-                        ("a file of a shared sink reads, with one warning that no sample holds trace",
-                         check_shared_sink)):
+    # Zeros then a 0x80 byte without TraceInfo do not read as an A-Sync; a
+    # sample from a CPU without trace metadata, and samples of a formatted
+    # sink, are skipped with one warning; a zero-size PERF_RECORD_AUX with
+    # COLLISION does not set the trace format; a file of a shared sink
+    # reads, with one warning that no sample holds trace
+    for name, check in (("false_async", check_false_async),
+                        ("foreign_cpu", check_foreign_cpu),
+                        ("formatted_sink", check_formatted),
+                        ("collision_only_aux", check_collision),
+                        ("shared_sink", check_shared_sink)):
         try:
             ok, diag = check(orig)
         except (AssertionError, KeyError, IndexError, struct.error) as e:
             ok, diag = False, f"cannot craft the file: {e!r}"
-        result(ok, f"crafted: {name}", diag)
+        result(ok, f"perf_aux_sample.crafted.{name}", diag)
 
 
 def check_false_async(orig):
@@ -518,14 +523,14 @@ def check_refused(text, status):
     """
     for run in RUNS:
         result(REFUSED_ERROR in run_output(text, run),
-               f"{run}: perf record says that the kernel cannot take the samples",
+               test_name(run, "refused"),
                f"exit {status.get(run)}")
 
 
 def check_runs(text, status, files):
     for run, size in RUNS.items():
         ok = status.get(run) == 0 and run in files
-        result(ok, f"{run}: perf record exits 0, its perf.data is on the console",
+        result(ok, test_name(run, "recorded"),
                f"exit {status.get(run)}, {len(files.get(run, b''))} bytes")
         if not ok:
             continue
@@ -544,13 +549,12 @@ def check_runs(text, status, files):
     for run, size in RUNS.items():
         warned = SMALL_SAMPLE_WARNING in " ".join(run_output(text, run).split())
         result(warned == (size <= 4096),
-               f"{run}: perf record {'warns' if size <= 4096 else 'does not warn'} "
-               f"that {size} byte samples may be too small",
+               test_name(run, "small_sample_warning"),
                f"warned {warned}")
 
     result(status.get("snapshot", 0) != 0 and
            SNAPSHOT_ERROR in run_output(text, "snapshot"),
-           "snapshot: -S with --aux-sample is refused, with a message",
+           test_name("snapshot", "refused"),
            f"exit {status.get('snapshot')}")
 
 

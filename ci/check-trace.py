@@ -22,7 +22,7 @@ the raw ETE trace of TRBEs. A buffer passes when:
     cs-trace-record, is given: it decodes instruction by instruction with
     PROGRAM's text, every direct branch lands where the trace continues.
 Prints KTAP: one result per recording (the buffers of a name before its
-first "."), "NAME: trace decoded and checked"; a log without any buffer
+first "."), cs_trace.NAME (NAME in snake_case); a log without any buffer
 is one failed result.
 Usage: check-trace.py ETEDEC LOG OUTDIR [PROGRAM]
 """
@@ -226,7 +226,7 @@ def main(etedec, log, outdir, program=None):
     if not pids:
         print("1..1")
         print(f"# no trace buffer in {log}")
-        print("not ok 1 the boot printed trace buffers")
+        print("not ok 1 cs_trace.buffers_printed")
         return 1
     print(f"1..{len(pids)}")
     for i, (rec, pid) in enumerate(pids.items(), 1):
@@ -235,7 +235,8 @@ def main(etedec, log, outdir, program=None):
             failed += 1
             ok = False
             print(f"#   FAILED: {rec}: the traced PID {pid} is not in the trace")
-        print(f"{'ok' if ok else 'not ok'} {i} {rec}: trace decoded and checked")
+        # The trace of the recording decoded and checked
+        print(f"{'ok' if ok else 'not ok'} {i} cs_trace.{rec.replace('-', '_')}")
     print(f"# {total} trace buffers decoded, {failed} failed")
     return 1 if failed or not total else 0
 

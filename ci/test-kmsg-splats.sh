@@ -44,7 +44,7 @@ cases=$(grep -v '^#' "$dir/cases" | grep .)
 			2> "$LOGS/kmsg-splats-$file.log") || got=
 		echo "# $file: ${got:-no count}, $want wanted"
 		[ "$got" = "$want splats" ] && echo -n "ok" || echo -n "not ok"
-		echo " $n kmsg_splats() counts the splats of $file"
+		echo " $n kmsg_splats.${file%.kmsg}" | tr - _
 	done <<< "$cases"
 } | tee "$out"
 ! grep -q '^not ok' "$out"

@@ -390,6 +390,7 @@ static void *worker_fn(void *arg)
 static void two_threads(int owner_last)
 {
 	const char *round = owner_last ? "threads-owner-last" : "threads-owner-first";
+	const char *id = owner_last ? "threads_owner_last" : "threads_owner_first";
 	struct worker w[2] = {
 		{ .cpu = 1, .wake = { -1, -1 } }, { .cpu = 2, .wake = { -1, -1 } }
 	};
@@ -500,16 +501,16 @@ static void two_threads(int owner_last)
 	 * their trace, or lose it (TRUNCATED) with a WARN or an error
 	 */
 	printf("ETRSHARE-ROUND name=%s splats=%d truncated=%d\n", round, splats, truncated);
-	snprintf(name, sizeof(name), "%s: the second event finds the ETR busy: "
-		 "PERF_RECORD_AUX with COLLISION", round);
+	/* The second event finds the ETR busy: PERF_RECORD_AUX with COLLISION */
+	snprintf(name, sizeof(name), "etr_share.%s.collision", id);
 	ktap_result(ok && collisions >= 1, name);
 	/*
 	 * One event finds the ETR busy for one stretch of time, on one CPU:
 	 * event 1, unless a preemption of event 0's thread let event 1 take
 	 * the ETR first (see worker_fn()), so both are counted
 	 */
-	snprintf(name, sizeof(name), "%s: the refused event reports the busy ETR once, "
-		 "not at every retry", round);
+	/* The refused event reports the busy ETR once, not at every retry */
+	snprintf(name, sizeof(name), "etr_share.%s.one_collision", id);
 	ktap_result(ok && collisions == 1, name);
 }
 
@@ -606,9 +607,10 @@ static void session_child(struct session *s)
 }
 
 static const char *const session_results[] = {
-	"two sessions: the second to start while both run finds the ETR busy: "
-	"PERF_RECORD_AUX with COLLISION",
-	"two sessions taking turns: both get trace, neither is truncated",
+	/* The second to start while both run finds the ETR busy: COLLISION */
+	"etr_share.two_sessions.collision",
+	/* Two sessions taking turns: both get trace, neither is truncated */
+	"etr_share.two_sessions.both_traced",
 };
 
 static void two_sessions(int *splats)
@@ -756,7 +758,6 @@ static void aux_sampling(void)
 	struct perf_event_attr leader, sampler;
 	struct sample_count c = { 0 };
 	struct aux_session s = { .leader = -1 };
-	char name[160];
 	int opened, msgs;
 
 	cs_etm_leader_attr(&leader, pmu_type("cs_etm"));
@@ -765,8 +766,8 @@ static void aux_sampling(void)
 	pin_to_cpu(1);
 	watchdog_step("AUX sampling: open");
 	opened = !aux_session_open(&s, &leader, &sampler, 1, 16);
-	ktap_result(opened, "a PERF_SAMPLE_AUX sampler opens under a cs_etm leader on tmc_etr0 "
-		    "with an overwrite mode AUX buffer");
+	/* With an overwrite mode AUX buffer */
+	ktap_result(opened, "etr_share.aux_sampling.opens");
 	if (opened) {
 		aux_session_enable(&s);
 		watchdog_step("AUX sampling: take %d samples", NR_SAMPLES);
@@ -780,13 +781,14 @@ static void aux_sampling(void)
 	}
 	ktap_diag("%d samples, %d not of %d bytes, %d with a byte that is not zero",
 		  c.samples, c.bad_size, SAMPLE_SIZE, c.nonzero);
-	snprintf(name, sizeof(name), "AUX samples from the shared ETR: %d or more, %d bytes, all zeros",
-		 NR_SAMPLES, SAMPLE_SIZE);
-	ktap_result(c.samples >= NR_SAMPLES && !c.bad_size && !c.nonzero && !s.malformed, name);
+	/* NR_SAMPLES or more, of SAMPLE_SIZE bytes, all zeros */
+	ktap_result(c.samples >= NR_SAMPLES && !c.bad_size && !c.nonzero && !s.malformed,
+		    "etr_share.aux_sampling.zero_filled");
 	watchdog_step("AUX sampling: read the kernel log");
 	msgs = kmsg_count(ONCE_MSG);
 	ktap_diag("\"%s\" in the kernel log: %d times", ONCE_MSG, msgs);
-	ktap_result(msgs == 1, "the kernel log says once why the samples hold no trace");
+	/* The kernel log says once why the samples hold no trace */
+	ktap_result(msgs == 1, "etr_share.aux_sampling.logged_once");
 }
 
 /* ---- a per-thread and a CPU-wide session of one owner ---- */
@@ -900,17 +902,19 @@ static void owner_per_thread_then_cpu_wide(void)
 				has_id[i] = trace_has_id(&cw[1], cw[i].id[j]);
 	ktap_diag("owner: the trace of CPU 1 %s, of CPU 2 %s, in the buffer of the last event",
 		  has_id[0] ? "is" : "is not", has_id[1] ? "is" : "is not");
+	/*
+	 * A per-thread session, then a CPU-wide one of the same owner: the
+	 * CPU-wide event that stops last gets the trace of both CPUs
+	 */
 	ktap_result(ok && has_id[0] && has_id[1] && !cw[0].truncated && !cw[1].truncated,
-		    "a per-thread session, then a CPU-wide one of the same owner: the CPU-wide "
-		    "event that stops last gets the trace of both CPUs");
+		    "etr_share.owner_cpu_wide.both_cpus_traced");
 	for (int i = 0; i < 2; i++)
 		trace_event_close(&cw[i]);
 	watchdog_step("owner: let the buffers be freed");
 	usleep(500 * 1000);
 	splats = kmsg_splats(kmsg, 10);
 	close(kmsg);
-	ktap_result(!splats, "a per-thread session, then a CPU-wide one of the same owner: "
-		    "no WARN or other splat");
+	ktap_result(!splats, "etr_share.owner_cpu_wide.no_splat");
 }
 
 int main(void)
@@ -922,10 +926,10 @@ int main(void)
 	page_size = sysconf(_SC_PAGESIZE);
 	nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	etr_sink_id = cs_etm_sink_id("tmc_etr0");
-	ktap_plan("etr-share", 13);
+	ktap_plan("etr_share", 13);
+	/* cs_etm with the sink tmc_etr0, an ETM per CPU, 4 or more CPUs */
 	if (!ktap_result(nr_cpus >= 4 && etr_sink_id && pmu_type("cs_etm") >= 0 &&
-			 !access(CS_DEVICES "/etm1", F_OK),
-			 "devices: cs_etm with the sink tmc_etr0, an ETM per CPU, 4 or more CPUs")) {
+			 !access(CS_DEVICES "/etm1", F_OK), "etr_share.devices")) {
 		ktap_diag("needs -M virt,coresight=etr and -smp 4 or more");
 		return 1;
 	}
@@ -934,7 +938,7 @@ int main(void)
 	two_threads(0);
 	pin_to_cpu(0);
 	two_sessions(&splats);
-	ktap_result(!splats, "two sessions on one ETR: no WARN or other splat");
+	ktap_result(!splats, "etr_share.two_sessions.no_splat");
 	aux_sampling();
 	owner_per_thread_then_cpu_wide();
 	return 0;

@@ -972,12 +972,12 @@ static void op_fork(struct thread *t)
 #define NR_RESULTS	8
 #define HW_CLAIM	4	/* the claim of the hardware samplers */
 static const char *const claim_names[NR_RESULTS - 2] = {
-	"fuzz: the minimum number of iterations ran",
-	"fuzz: a cs_etm leader opened",
-	"fuzz: a PERF_SAMPLE_AUX sampler opened under a cs_etm leader",
-	"fuzz: an aux_pause or aux_resume sampler opened under a cs_etm leader",
-	"fuzz: a hardware (cycles or instructions) sampler opened under a cs_etm leader",
-	"fuzz: an AUX sample with trace",
+	"cs_etm_fuzz.min_iterations",		/* the minimum number of iterations ran */
+	"cs_etm_fuzz.leader_opened",		/* a cs_etm leader opened */
+	"cs_etm_fuzz.aux_sampler_opened",	/* a PERF_SAMPLE_AUX sampler, under a cs_etm leader */
+	"cs_etm_fuzz.pause_sampler_opened",	/* an aux_pause or aux_resume sampler, too */
+	"cs_etm_fuzz.hw_sampler_opened",	/* a cycles or instructions sampler, too */
+	"cs_etm_fuzz.aux_sample_with_trace",	/* an AUX sample with trace */
 };
 
 static double now(void)
@@ -1279,8 +1279,8 @@ int main(int argc, char **argv)
 
 	printf("KTAP version 1\n# cs_etm_fuzz\n1..%d\n", NR_RESULTS - !hw_samplers);
 	if (cs_etm_type < 0) {
-		printf("ok 1 fuzz # SKIP no cs_etm PMU\n");
-		printf("ok 2 cs_etm traces on every CPU after the fuzz # SKIP no cs_etm PMU\n");
+		printf("ok 1 cs_etm_fuzz.no_splat # SKIP no cs_etm PMU\n");
+		printf("ok 2 cs_etm_fuzz.traces_after # SKIP no cs_etm PMU\n");
 		for (i = 0, nr = 3; i < NR_RESULTS - 2; i++)
 			if (i != HW_CLAIM || hw_samplers)
 				printf("ok %d %s # SKIP no cs_etm PMU\n", nr++, claim_names[i]);
@@ -1306,7 +1306,7 @@ int main(int argc, char **argv)
 	stats = mmap(NULL, sizeof(*stats), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (stats == MAP_FAILED) {
-		printf("not ok 1 fuzz: no memory for the statistics\n");
+		printf("# no memory for the statistics\nnot ok 1 cs_etm_fuzz.no_splat\n");
 		return 1;	/* short of the plan: the CI fails it */
 	}
 	/*
@@ -1414,14 +1414,16 @@ int main(int argc, char **argv)
 	/* A result name that is the same in every run: the counts are diagnostics */
 	printf("# %lu iterations, %d splat lines, %d stuck workers\n",
 	       stats->iterations, splat_lines, stuck);
-	printf("%sok 1 fuzz: no splat, no stuck worker\n",
+	/* No splat, no stuck worker */
+	printf("%sok 1 cs_etm_fuzz.no_splat\n",
 	       splat_lines || stuck || tainted() != taint0 ? "not " : "");
 
 	for (i = 0; i < nr_cpus; i++) {
 		watchdog_step("cs_etm traces on CPU %d", i);
 		broken += traces_on(i) != 0;
 	}
-	printf("%sok 2 cs_etm traces on every CPU after the fuzz\n", broken ? "not " : "");
+	/* cs_etm traces on every CPU after the fuzz */
+	printf("%sok 2 cs_etm_fuzz.traces_after\n", broken ? "not " : "");
 
 	/* The fuzz did what it claims */
 	{

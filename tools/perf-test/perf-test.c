@@ -73,8 +73,8 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n1..1\n");
-	snprintf(name, sizeof(name), "perf test %s TRBEs: %s",
-		 has_trbe() ? "with" : "without", TEST);
+	/* perf test TEST, on a machine with (without) TRBEs */
+	snprintf(name, sizeof(name), "perf_test.aux_sample_%s", has_trbe() ? "trbe" : "no_trbe");
 	watchdog_start(WATCHDOG_SECONDS);
 
 	/* The shell and tools of the test: busybox's applets, as links */

@@ -33,12 +33,12 @@ static const struct {
 	const char *name;
 	enum join join;
 } cases[] = {
-	{ "a cpu-clock sibling opened enabled into a running cs_etm group runs at once",
-	  OPEN_ENABLED },
-	{ "a cpu-clock sibling enabled in a running cs_etm group runs at once",
-	  ENABLE_SIBLING },
-	{ "a cs_etm group enabled with PERF_IOC_FLAG_GROUP: its cpu-clock sibling runs at once",
-	  ENABLE_GROUP },
+	/* A cpu-clock sibling opened enabled into a running cs_etm group runs at once */
+	{ "aux_group_sibling.open_enabled", OPEN_ENABLED },
+	/* A cpu-clock sibling enabled in a running cs_etm group runs at once */
+	{ "aux_group_sibling.enable_sibling", ENABLE_SIBLING },
+	/* A cs_etm group enabled with PERF_IOC_FLAG_GROUP: its cpu-clock sibling runs at once */
+	{ "aux_group_sibling.enable_group", ENABLE_GROUP },
 };
 
 static int cs_etm_type;

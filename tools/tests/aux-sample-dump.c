@@ -164,14 +164,15 @@ static void test_size(unsigned int size)
 			free(t[i].samples[j]);
 		}
 	}
-	snprintf(name, sizeof(name), "%u byte samples of %d threads printed for decoding",
-		 size, NR_THREADS);
+	/* samples of NR_THREADS threads, printed for ci/check-aux-samples.py */
+	snprintf(name, sizeof(name), "aux_sample_dump.%u_bytes", size);
 	ktap_result(ok, name);
 }
 
 int main(void)
 {
 	int nr = sizeof(sizes) / sizeof(sizes[0]), i;
+	char name[64];
 
 	watchdog_start(WATCHDOG_SECONDS);
 	cs_etm_type = pmu_type("cs_etm");
@@ -182,7 +183,8 @@ int main(void)
 	printf("\n");
 	for (i = 0; i < nr; i++) {
 		if (cs_etm_type < 0 || access("/sys/bus/coresight/devices/trbe0", F_OK)) {
-			ktap_skip("AUX samples printed for decoding", "no TRBE");
+			snprintf(name, sizeof(name), "aux_sample_dump.%u_bytes", sizes[i]);
+			ktap_skip(name, "no TRBE");
 			continue;
 		}
 		test_size(sizes[i]);

@@ -168,9 +168,8 @@ static void test_size(int idx, unsigned int size)
 	sampler.aux_sample_size = size;
 	sampler.disabled = 1;
 
-	snprintf(name, sizeof(name),
-		 "%u byte samples of %d page faults at known stores printed for decoding",
-		 size, NR_FAULTS);
+	/* samples at NR_FAULTS page faults, printed for ci/check-aux-samples.py */
+	snprintf(name, sizeof(name), "aux_sample_latest.%u_bytes", size);
 	pages = mmap(NULL, (NR_FAULTS + 1) * page, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pages == MAP_FAILED) {
@@ -230,6 +229,7 @@ static void timeout(int sig)
 int main(void)
 {
 	int nr = sizeof(sizes) / sizeof(sizes[0]), i;
+	char name[64];
 
 	signal(SIGALRM, timeout);
 	alarm(TIMEOUT_S);
@@ -244,7 +244,8 @@ int main(void)
 	pin_to_cpu(CPU);
 	for (i = 0; i < nr; i++) {
 		if (cs_etm_type < 0 || access("/sys/bus/coresight/devices/trbe0", F_OK)) {
-			ktap_skip("AUX samples at page faults printed for decoding", "no TRBE");
+			snprintf(name, sizeof(name), "aux_sample_latest.%u_bytes", sizes[i]);
+			ktap_skip(name, "no TRBE");
 			continue;
 		}
 		test_size(i, sizes[i]);

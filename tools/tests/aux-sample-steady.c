@@ -75,25 +75,25 @@
 #define WATCHDOG_SECONDS	180
 
 struct config {
-	const char *name;
+	const char *name;	/* in test names */
 	int cycles;		/* PMUv3 cycles, or cpu-clock */
 	unsigned long period;	/* ns of cpu-clock, or cycles */
 	int throttles;		/* must log a PERF_RECORD_THROTTLE */
 };
 
 static const struct config configs[] = {
-	{ "cpu-clock", 0, 1000000, 0 },
+	{ "cpu_clock", 0, 1000000, 0 },
 	{ "cycles", 1, 1000000, 0 },
-	{ "cpu-clock again", 0, 1000000, 0 },
-	{ "cycles at a throttling rate", 1, 20000, 1 },
+	{ "cpu_clock_again", 0, 1000000, 0 },
+	{ "cycles_throttled", 1, 20000, 1 },
 };
 
 static const struct {
 	const char *name;
 	int pages;
 } buffers[] = {
-	{ "128KiB", 32 },
-	{ "2MiB", 512 },
+	{ "128kib", 32 },
+	{ "2mib", 512 },
 };
 
 struct stats {
@@ -257,12 +257,8 @@ static void *run_thread(void *arg)
 static const char *result_name(char *name, size_t len, const struct config *c,
 			       const char *buffer, int n)
 {
-	if (n)
-		snprintf(name, len, "%s, %s AUX buffers on %d CPUs: no trace followed by zeros",
-			 c->name, buffer, NR_THREADS);
-	else
-		snprintf(name, len, "%s, %s AUX buffers on %d CPUs: %d%% or more of the samples hold trace",
-			 c->name, buffer, NR_THREADS, MIN_TRACE_PERCENT);
+	snprintf(name, len, "aux_sample_steady.%s_%s.%s", c->name, buffer,
+		 n ? "no_zeros_after_trace" : "most_samples_hold_trace");
 	return name;
 }
 

@@ -118,7 +118,7 @@ int main(void)
 	char name[96];
 
 	watchdog_start(SECONDS + 60);
-	ktap_plan("cpu-clock-throttle-migrate", NR_THREADS + 1);
+	ktap_plan("cpu_clock_throttle_migrate", NR_THREADS + 1);
 	cs_etm = pmu_type("cs_etm");
 	kmsg = kmsg_open();
 	rate = perf_max_sample_rate();
@@ -127,10 +127,10 @@ int main(void)
 		ktap_diag("cs_etm PMU %d, /dev/kmsg %d, max sample rate %d, %d CPUs",
 			  cs_etm, kmsg, rate, nr_cpus);
 		for (i = 0; i < NR_THREADS; i++) {
-			snprintf(name, sizeof(name), "thread %d: setup", i);
+			snprintf(name, sizeof(name), "cpu_clock_throttle_migrate.thread_%d", i);
 			ktap_result(0, name);
 		}
-		ktap_result(0, "CPU hops: setup");
+		ktap_result(0, "cpu_clock_throttle_migrate.no_splat");
 		return 1;
 	}
 	watchdog_step("lowering the sample rate from %d", rate);
@@ -158,11 +158,11 @@ int main(void)
 
 		ktap_diag("thread %d: %ld CPU hops, %ld samples, %ld throttles", i, w->hops,
 			  w->samples, w->throttles);
-		snprintf(name, sizeof(name), "thread %d: %d or more CPU hops, AUX samples, throttles",
-			 i, MIN_HOPS);
+		/* MIN_HOPS or more CPU hops, AUX samples, throttles */
+		snprintf(name, sizeof(name), "cpu_clock_throttle_migrate.thread_%d", i);
 		failed |= !ktap_result(!w->error && w->hops >= MIN_HOPS && w->samples > 0 &&
 				       w->throttles > 0, name);
 	}
-	failed |= !ktap_result(kmsg_splats(kmsg, 10) == 0, "CPU hops: no splat in the kernel log");
+	failed |= !ktap_result(kmsg_splats(kmsg, 10) == 0, "cpu_clock_throttle_migrate.no_splat");
 	return failed;
 }

@@ -114,16 +114,22 @@ static void *work_and_sleep(void *arg)
 int main(void)
 {
 	const char *names[] = {
-		"each CPU entered its PSCI idle state 20 or more times with its CPU-wide cs_etm session on",
-		"on each CPU, two thirds or more of the AUX samples of cycles samplers carry trace across idle periods",
-		"every AUX sample taken across idle periods is well formed and has the size asked for",
+		/* Each CPU entered its PSCI idle state 20 or more times with its CPU-wide cs_etm session on */
+		"pmu_nmi_aux_sample_cpu_pm.idle_entries",
+		/*
+		 * On each CPU, two thirds or more of the AUX samples of cycles samplers
+		 * carry trace across idle periods
+		 */
+		"pmu_nmi_aux_sample_cpu_pm.samples_hold_trace",
+		/* Every AUX sample taken across idle periods is well formed and has the size asked for */
+		"pmu_nmi_aux_sample_cpu_pm.samples_well_formed",
 	};
 	long idle_before[NR_CPUS], idle_delta[NR_CPUS];
 	int type, cpu, i, ok_idle = 1, ok_trace = 1, malformed = 0, started = 0, opened = 0;
 	pthread_t threads[NR_CPUS];
 	struct sample_counts total = {};
 
-	ktap_plan("pmu-nmi-aux-sample-cpu-pm", 3);
+	ktap_plan("pmu_nmi_aux_sample_cpu_pm", 3);
 	watchdog_start(60);
 	type = pmu_type("cs_etm");
 	if (type < 0)

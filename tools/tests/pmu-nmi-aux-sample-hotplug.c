@@ -53,15 +53,21 @@ static void *busy(void *arg)
 int main(void)
 {
 	const char *names[] = {
-		"cycles samplers of CPU-wide sessions take AUX samples with trace while CPUs 1-3 go offline and online",
-		"every AUX sample taken across CPU hotplug is well formed and has the size asked for",
-		"CPUs 1-3 go offline and come back online under the sessions",
+		/*
+		 * Cycles samplers of CPU-wide sessions take AUX samples with trace while
+		 * CPUs 1-3 go offline and online
+		 */
+		"pmu_nmi_aux_sample_hotplug.samples_hold_trace",
+		/* Every AUX sample taken across CPU hotplug is well formed and has the size asked for */
+		"pmu_nmi_aux_sample_hotplug.samples_well_formed",
+		/* CPUs 1-3 go offline and come back online under the sessions */
+		"pmu_nmi_aux_sample_hotplug.cpus_back_online",
 	};
 	int type, cpu, loop, online_ok = 1, malformed = 0, i;
 	pthread_t threads[NR_CPUS];
 	struct sample_counts total = {};
 
-	ktap_plan("pmu-nmi-aux-sample-hotplug", 3);
+	ktap_plan("pmu_nmi_aux_sample_hotplug", 3);
 	watchdog_start(120);
 	type = pmu_type("cs_etm");
 	if (access("/sys/devices/system/cpu/cpu1/online", W_OK)) {

@@ -132,7 +132,7 @@ int main(void)
 	char name[64];
 
 	watchdog_start(SECONDS + 60);
-	ktap_plan("pmu-nmi-group-enable", NR_CPUS_TESTED + 1);
+	ktap_plan("pmu_nmi_group_enable", NR_CPUS_TESTED + 1);
 	cs_etm = pmu_type("cs_etm");
 	kmsg = kmsg_open();
 	rate = perf_max_sample_rate();
@@ -140,8 +140,11 @@ int main(void)
 	if (cs_etm < 0 || kmsg < 0 || rate < 0 || !cycles) {
 		ktap_diag("cs_etm PMU %d, /dev/kmsg %d, max sample rate %d, cycles %d",
 			  cs_etm, kmsg, rate, cycles);
-		for (i = 0; i <= NR_CPUS_TESTED; i++)
-			ktap_result(0, "group enables: setup");
+		for (i = 0; i < NR_CPUS_TESTED; i++) {
+			snprintf(name, sizeof(name), "pmu_nmi_group_enable.cpu_%d", i);
+			ktap_result(0, name);
+		}
+		ktap_result(0, "pmu_nmi_group_enable.no_splat");
 		return 1;
 	}
 	watchdog_step("lowering the sample rate from %d", rate);
@@ -164,9 +167,10 @@ int main(void)
 		struct worker *w = &workers[i];
 
 		ktap_diag("CPU %d: %ld group enables, %ld samples", w->cpu, w->enables, w->samples);
-		snprintf(name, sizeof(name), "CPU %d: 100 or more group enables, AUX samples", w->cpu);
+		/* 100 or more group enables, AUX samples */
+		snprintf(name, sizeof(name), "pmu_nmi_group_enable.cpu_%d", w->cpu);
 		failed |= !ktap_result(!w->error && w->enables >= 100 && w->samples > 0, name);
 	}
-	failed |= !ktap_result(kmsg_splats(kmsg, 10) == 0, "group enables: no splat in the kernel log");
+	failed |= !ktap_result(kmsg_splats(kmsg, 10) == 0, "pmu_nmi_group_enable.no_splat");
 	return failed;
 }

@@ -88,7 +88,11 @@ static long pmu_interrupts(int cpu)
 
 static void test_cycles_samples(void)
 {
-	const char *name = "a cycles sampler's overflows are delivered: samples of its thread on each CPU, counted as PMU interrupts";
+	/*
+	 * A cycles sampler's overflows are delivered: samples of its thread on
+	 * each CPU, counted as PMU interrupts
+	 */
+	const char *name = "pmu_nmi.cycles_samples_delivered";
 	long page = sysconf(_SC_PAGESIZE);
 	struct perf_event_attr attr;
 	struct perf_event_mmap_page *pc;
@@ -166,9 +170,10 @@ int main(void)
 	watchdog_start(WATCHDOG_SECONDS);
 	ktap_plan("pmu_nmi", 3);
 	watchdog_step("kernel log");
-	test_log("the GICv3 driver enabled pseudo-NMIs", "GICv3: Pseudo-NMIs enabled using", NULL);
-	test_log("the PMU driver takes its overflow interrupt as an NMI", "hw perfevents: enabled with",
-		 ", using NMIs");
+	/* The GICv3 driver enabled pseudo-NMIs */
+	test_log("pmu_nmi.gic_pseudo_nmi", "GICv3: Pseudo-NMIs enabled using", NULL);
+	/* The PMU driver takes its overflow interrupt as an NMI */
+	test_log("pmu_nmi.pmu_irq_is_nmi", "hw perfevents: enabled with", ", using NMIs");
 	test_cycles_samples();
 	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
 	if (f && fgets(rate, sizeof(rate), f))

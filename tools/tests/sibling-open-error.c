@@ -35,9 +35,10 @@ static const struct {
 	const char *name;
 	int aux_pause, aux_resume, aux_sample_size;
 } cases[] = {
-	{ "a refused aux_pause sibling leaves no CPU-wide cs_etm leader behind", 1, 0, 0 },
-	{ "a refused aux_resume sibling leaves no CPU-wide cs_etm leader behind", 0, 1, 0 },
-	{ "a refused aux_sample_size sibling leaves no CPU-wide cs_etm leader behind", 0, 0, 4096 },
+	/* A refused aux_pause (aux_resume, aux_sample_size) sibling leaves no CPU-wide leader behind */
+	{ "sibling_open_error.aux_pause", 1, 0, 0 },
+	{ "sibling_open_error.aux_resume", 0, 1, 0 },
+	{ "sibling_open_error.aux_sample_size", 0, 0, 4096 },
 };
 
 static int cs_etm_type;

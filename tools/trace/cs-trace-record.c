@@ -483,6 +483,16 @@ static const struct recording trbe_recordings[] = {
 	{ "cpu-wide-all", NULL, ALL_CPUS, AUX_PAGES },
 };
 
+/* The result of @rec: cs_trace_record.NAME, NAME in snake_case */
+static const char *result_name(char *name, size_t len, const struct recording *rec)
+{
+	snprintf(name, len, "cs_trace_record.%s", rec->name);
+	for (char *c = name; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return name;
+}
+
 static void run_recording(const struct recording *rec, enum topology topo)
 {
 	char name[96];
@@ -495,7 +505,7 @@ static void run_recording(const struct recording *rec, enum topology topo)
 		      rec->etr_buf_mode)) {
 		ktap_diag("%s: cannot set the ETR buffer mode %s", rec->name,
 			  rec->etr_buf_mode);
-		ktap_result(0, rec->name);
+		ktap_result(0, result_name(name, sizeof(name), rec));
 		return;
 	}
 	watchdog_step("%s", rec->name);
@@ -516,16 +526,16 @@ static void run_recording(const struct recording *rec, enum topology topo)
 	/* The ETR buffer wrapped: only its latest trace fits */
 	if (rec->kind == WRAP)
 		ok = ok && r.truncated;
-	snprintf(name, sizeof(name), "%s: %llu bytes of trace from %d CPU(s)%s",
-		 rec->name, (unsigned long long)bytes, r.nr_ids,
-		 rec->kind == WRAP ? ", truncated" : "");
-	ktap_result(ok, name);
+	ktap_diag("%s: %llu bytes of trace from %d CPU(s)%s", rec->name,
+		  (unsigned long long)bytes, r.nr_ids, rec->kind == WRAP ? ", truncated" : "");
+	ktap_result(ok, result_name(name, sizeof(name), rec));
 }
 
 int main(void)
 {
 	const struct recording *recs;
 	enum topology topo;
+	char name[96];
 	int n;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -539,14 +549,13 @@ int main(void)
 	n = topo == TOPO_ETR ? ARRAY_SIZE(etr_recordings) :
 		ARRAY_SIZE(trbe_recordings);
 
-	ktap_plan("cs-trace-record", 1 + n);
+	ktap_plan("cs_trace_record", 1 + n);
 	list_devices();
-	if (!ktap_result(topo != TOPO_NONE && nr_cpus >= 2,
-			 topo == TOPO_ETR ? "devices: etm per CPU, funnel, tmc_etr" :
-			 topo == TOPO_TRBE ? "devices: ete and trbe per CPU" :
-			 "devices: a CoreSight trace path")) {
+	ktap_diag("devices: %s", topo == TOPO_ETR ? "etm per CPU, funnel, tmc_etr" :
+		  topo == TOPO_TRBE ? "ete and trbe per CPU" : "no CoreSight trace path");
+	if (!ktap_result(topo != TOPO_NONE && nr_cpus >= 2, "cs_trace_record.devices")) {
 		for (int i = 0; i < n; i++)
-			ktap_skip(recs[i].name, "no trace path");
+			ktap_skip(result_name(name, sizeof(name), &recs[i]), "no trace path");
 		return 1;
 	}
 	for (int i = 0; i < n; i++)

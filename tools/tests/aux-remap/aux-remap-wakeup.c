@@ -37,8 +37,8 @@
 #define FILL_SECONDS	10	/* bound of each fill, far above the ~0.1 s it takes */
 #define WATCHDOG_SECONDS	60
 
-static const char *name =
-	"a TRBE event traces into an AUX area mapped again, at the old head, and only there";
+/* A TRBE event traces into an AUX area mapped again, at the old head, and only there */
+static const char *name = "aux_remap_wakeup.trace_at_old_head";
 
 static uint64_t page;
 static struct perf_event_mmap_page *pc;

@@ -45,10 +45,12 @@ struct pause_case {
 };
 
 static const struct pause_case cases[] = {
-	{ "cpu-clock aux_pause and aux_resume samplers of an event on the ETR, on every CPU: trace, no splat",
-	  0, 200000 },		/* 200us of cpu-clock */
-	{ "cycles aux_pause and aux_resume samplers (NMI) of an event on the ETR, on every CPU: trace, no splat",
-	  1, 2000000 },		/* 2ms of QEMU's 1GHz cycles */
+	/*
+	 * cpu-clock (cycles, in NMI) aux_pause and aux_resume samplers of an
+	 * event on the ETR, on every CPU: trace, no splat
+	 */
+	{ "pmu_nmi_aux_pause_etr.cpu_clock", 0, 200000 },	/* 200us of cpu-clock */
+	{ "pmu_nmi_aux_pause_etr.cycles", 1, 2000000 },	/* 2ms of QEMU's 1GHz cycles */
 };
 
 static void pause_sampler_attr(struct perf_event_attr *attr, const struct pause_case *c,

@@ -67,9 +67,12 @@
 static int cs_etm_type;
 
 static const char *const names[] = {
-	"every TRBE reports TRBIDR_EL1.Align of 256 bytes",
-	"snapshot mode: restarts at unaligned heads, no fault, no splat",
-	"snapshot mode: the TRBE fills its buffer again and again, no fault, no splat",
+	/* Every TRBE reports TRBIDR_EL1.Align of 256 bytes */
+	"trbe_errata.align_256_bytes",
+	/* Snapshot mode: restarts at unaligned heads, no fault, no splat */
+	"trbe_errata.unaligned_restarts",
+	/* Snapshot mode: the TRBE fills its buffer again and again, no fault, no splat */
+	"trbe_errata.repeated_fills",
 };
 
 static void test_align(void)

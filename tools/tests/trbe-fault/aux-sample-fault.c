@@ -209,9 +209,12 @@ static void test_case(enum fault_case c, int cpu, enum fault_path want, const ch
 int main(void)
 {
 	static const char *const names[] = {
-		"a TRBE fault found by an AUX sample ends the session TRUNCATED and disabled",
-		"a TRBE fault while AUX samples pause the trace ends the session in the TRBE interrupt",
-		"a TRBE fault found when the event stops is reported TRUNCATED",
+		/* A TRBE fault found by an AUX sample ends the session TRUNCATED and disabled */
+		"aux_sample_fault.in_snapshot",
+		/* A TRBE fault while AUX samples pause the trace ends the session in the TRBE interrupt */
+		"aux_sample_fault.in_trbe_irq",
+		/* A TRBE fault found when the event stops is reported TRUNCATED */
+		"aux_sample_fault.at_event_stop",
 	};
 	int i;
 
