@@ -62,6 +62,7 @@ bounded() {
 # The tests that fail in the KTAP logs $@, one per line, sorted, for
 # the checks of expected failures (ci/prove-tests-fail.sh). A skip with
 # a reason of a machine or kernel without a feature is not a failure.
+# Options of ktap-results.py (--allow-skip, --summary) may come first.
 failed_tests() {
 	{ bounded 300 "ktap-results.py on $*" python3 "$CI_DIR/ktap-results.py" \
 		"${EXPECTED_SKIPS[@]}" "$@" || true; } | sed -n 's/^FAILED: //p' | sort -u
@@ -69,6 +70,20 @@ failed_tests() {
 
 kmake() {
 	make -C "$KSRC" O="$KOUT" -j"$JOBS" CC="$KERNEL_CC" "$@"
+}
+
+# Run the command $2... in the series tree with the mutation
+# ci/negative/$1.patch applied; the tree is clean again afterwards, also
+# when the command fails. Returns the command's status.
+with_mutation() {
+	local rc=0
+
+	# Called where set -e is off (cmd || die): each step checks itself
+	git -C "$KSRC" checkout -q series || return
+	git -C "$KSRC" apply "$CI_DIR/negative/$1.patch" || return
+	"${@:2}" || rc=$?
+	git -C "$KSRC" checkout -q -- .
+	return $rc
 }
 
 # Append the files of directory $2 to the initramfs $WORK/$1.cpio.gz that

@@ -14,13 +14,9 @@ boot_log=$LOGS/boot-perf-sample.log
 [ -f "$boot_log" ] || die "no $boot_log: run ci/perf-sample-test.sh first"
 [ -x "$WORK/perf-host/perf" ] || die "no $WORK/perf-host/perf: run ci/build-perf.sh host first"
 
-git -C "$KSRC" checkout -q series
 [ -d "$out" ] || cp -a "$WORK/perf-host" "$out"
-git -C "$KSRC" apply "$CI_DIR/negative/$name.patch"
-rc=0
-bash "$CI_DIR/build-perf.sh" host "$KSRC" "$out" || rc=$?
-git -C "$KSRC" checkout -q -- .
-[ $rc -eq 0 ] || die "perf with $name.patch does not build, see $LOGS/build-perf-host-negative.log"
+with_mutation "$name" bash "$CI_DIR/build-perf.sh" host "$KSRC" "$out" ||
+	die "perf with $name.patch does not build, see $LOGS/build-perf-host-negative.log"
 
 data=$WORK/perf-sample-$name-data
 rm -rf "$data"

@@ -32,7 +32,8 @@ STAGE=0
 
 # Run stage $1, the command $2..., with its output also in
 # $LOGS/stage-$1.out. On a failure, the last line names the stage and its
-# log: the last log that its output points to ("see FILE"), or its output.
+# log: the log that its last error (die's "ERROR: ... see FILE") points
+# to, else the last log that its output points to, else its output.
 stage() {
 	local name=$1 start=$SECONDS out=$LOGS/stage-$1.out rc=0 see
 	shift
@@ -45,7 +46,9 @@ stage() {
 	if [ $rc -ne 0 ]; then
 		echo "=== stage $name FAILED after $((SECONDS - start))s"
 		printf '%s\n' "${TIMES[@]}"
-		see=$(grep -o 'see /[^ ,]*' "$out" | tail -n 1 | cut -c5-)
+		see=$(grep 'ERROR: .*see /' "$out" | tail -n 1 | grep -o 'see /[^ ,]*' | tail -n 1 |
+		      cut -c5-) || true
+		[ -n "$see" ] || see=$(grep -o 'see /[^ ,]*' "$out" | tail -n 1 | cut -c5-) || true
 		echo "first failed stage: $name, see ${see:-$out}"
 		exit 1
 	fi
