@@ -11,6 +11,8 @@
 # A .expect file is read line by line (lines that start with '#' are
 # comments):
 #   kernel: base|series    no patch: the kernel the case runs (%k below)
+#   build: debug           the mutation is built on the debug kernel (the
+#                          series with ci/debug.config), not the series
 #   initramfs: NAME TEST... $WORK/NAME.cpio.gz with only these boot tests
 #   run: [VAR=VALUE...] SCRIPT ARG...
 #                          bash ci/SCRIPT.sh ARG..., which must pass
@@ -35,12 +37,17 @@ set -euo pipefail
 
 # Build the series with ci/negative/$1.patch applied, as Image-$1,
 # incrementally in one output directory of its own, a copy of the
-# series' build made once: only what the mutation touches is rebuilt.
+# series' build (of the debug kernel's, with $2 = debug) made once: only
+# what the mutation touches is rebuilt.
 NEG_KOUT=$WORK/kernel-negative
 build_negative() {
-	local start=$SECONDS
+	local start=$SECONDS from=$KOUT
 
-	[ -d "$NEG_KOUT" ] || cp -a "$KOUT" "$NEG_KOUT"
+	if [ "${2:-}" = debug ]; then
+		from=$WORK/kernel-debug
+		NEG_KOUT=$WORK/kernel-negative-debug
+	fi
+	[ -d "$NEG_KOUT" ] || cp -a "$from" "$NEG_KOUT"
 	KOUT=$NEG_KOUT with_mutation "$1" kmake Image > "$LOGS/build-$1.log" 2>&1 ||
 		die "$1 does not build, see $LOGS/build-$1.log"
 	cp "$NEG_KOUT/arch/arm64/boot/Image" "$WORK/images/Image-$1"
@@ -102,7 +109,7 @@ check_failures() {
 run_case() {
 	local case=$1 expect kernel line key value rc words vars log
 	local -a logs=() skips=()
-	local want='' may_fail='' skipped=''
+	local want='' may_fail='' skipped='' NEG_KOUT=$NEG_KOUT
 
 	expect=$CI_DIR/negative/$case.expect
 	value=$(sed -n 's/^kernel:[[:space:]]*//p' "$expect")
@@ -117,7 +124,7 @@ run_case() {
 	# builds perf)
 	if [ -f "$CI_DIR/negative/$case.patch" ] &&
 	   grep '^+++ b/' "$CI_DIR/negative/$case.patch" | grep -qv '^+++ b/tools/'; then
-		build_negative "$case"
+		build_negative "$case" "$(sed -n 's/^build:[[:space:]]*//p' "$expect")"
 	fi
 	while IFS= read -r line || [ -n "$line" ]; do
 		[[ $line =~ ^[[:space:]]*# ]] && continue
@@ -126,7 +133,7 @@ run_case() {
 		value=${BASH_REMATCH[2]//%k/$kernel}
 		value=${value//%o/$NEG_KOUT}
 		case $key in
-		kernel) ;;
+		kernel | build) ;;
 		initramfs) # shellcheck disable=SC2086 # a name and boot tests
 			one_test_initramfs $value ;;
 		run | run-any | run-fails)
