@@ -7,7 +7,7 @@
 # alignment (TRBIDR_EL1.Align) of 256 bytes. Runs the programs of
 # tools/tests/trbe-errata: aux-sample-dump and aux-sample-latest of the
 # series boot (symlinks), and the snapshot mode sessions of trbe-errata,
-# and the kselftest aux_sample_trbe of the series (patch 41, from
+# and the kselftest aux_sample_trbe of the series (patch 43, from
 # $WORK/kselftest-series, ci/build-kselftests.sh); then decodes the AUX
 # samples with ci/check-aux-samples.sh ($LOGS/aux-{samples,latest}-trbe-errata-$1.log).
 # The console goes to $LOGS/boot-trbe-errata-$1.log. Fails like
