@@ -6,8 +6,11 @@ Takes the perf.data files that the boot wrote to the console in base64,
 saves them in OUTDIR, and checks each with PERF (built with libopencsd):
 perf evlist for the attributes of the sampling event, perf report -D for
 the ETE packets of every AUX sample, perf script for branches of the
-workload decoded from the samples, perf report for its functions. SYMFS
-is the root of the boot's initramfs, where the workload's binary is.
+workload decoded from the samples, each right before the sample that
+carried it, perf report for its functions; with --itrace=L the branch
+stacks of the samples in perf script, perf report -b, --branch-history
+and a file of perf inject, with --itrace=G their call chains. SYMFS is
+the root of the boot's initramfs, where the workload's binary is.
 
 From the perf.data of the aux-sample run it also makes files that the
 QEMU model cannot record, and checks what perf makes of them: an AUX
@@ -51,6 +54,7 @@ RUNS = {
     "size-term": 16384,
     "wrap": 8192,             # a 16KiB AUX area, which wraps
     "per-thread": 4096,
+    "rate-1khz": 8192,        # a sample every 1ms
 }
 # Runs whose trace may restart after the TRBE wrapped: a padded sample
 # need not start with an A-Sync packet
@@ -62,6 +66,14 @@ PADDED = 12
 TIMELESS = {"size-term"}
 # Per-thread runs: perf record does not ask for the time of samples
 UNTIMED = {"per-thread"}
+# --itrace=L: of the cpu-clock samples in the workload's functions, the
+# share that must have a branch stack, and its most entries (perf's default)
+BRSTACK_SHARE = 0.95
+BRSTACK_MAX = 64
+# --itrace=G: the caller of each function of the workload, the share of
+# the samples in them whose call chain must name it
+CALLERS = {"workload_leaf": ("workload_step",), "workload_step": ("workload", "main")}
+CALLCHAIN_SHARE = 0.85
 
 results = []
 
@@ -229,6 +241,147 @@ def check_script(run, path):
         result(len(branches) > 0 and not late,
                test_name(run, "branch_times"),
                f"{len(late)} of {len(branches)} branches at another time")
+
+
+def script_lines(out):
+    """The samples of perf script -F tid,cpu,time,event,ip,sym output:
+    (tid, cpu, time, event, sym), time None where not printed."""
+    lines = []
+    for line in out:
+        m = re.match(r"\s*(\d+)\s+\[(\d+)\]\s+(?:([\d.]+):\s+)?(\S+):\s+\S+\s+(\S+)", line)
+        if m:
+            lines.append(m.groups())
+    return lines
+
+
+def check_order(run, path):
+    """Each sample's trace is decoded when the sample is processed: its
+    branches come right before it, with its thread and CPU, and with its
+    time where the trace has no timestamps (TIMELESS); none after the
+    last sample."""
+    out = perf(f"{run}.order", "script", "-i", path, "--symfs", SYMFS, "-F",
+               "tid,cpu,event,ip,sym" if run in UNTIMED else "tid,cpu,time,event,ip,sym")
+    pending, branches, bad = [], 0, []
+    for tid, cpu, time, event, _ in script_lines(out.splitlines()):
+        if event.startswith("branches"):
+            pending.append((tid, cpu, time))
+            branches += 1
+        elif event.startswith("cpu-clock"):
+            want = (tid, cpu, time) if run in TIMELESS else (tid, cpu)
+            bad += [b for b in pending if b[:len(want)] != want][:1]
+            pending = []
+    result(branches > 0 and not bad and not pending,
+           test_name(run, "decoded_in_order"),
+           f"{branches} branches, {len(pending)} after the last sample; "
+           f"not of the next sample: {bad[:2]}")
+
+
+def brstack_samples(run, path):
+    """perf script --itrace=L of the cpu-clock samples: [(ip, sym,
+    [(from, to)], [(from symbol, to symbol)])]. perf script prints the
+    fields ip and brstacksym without a space between them, so the
+    symbols come from a second run without ip."""
+    def entries(text):
+        return re.findall(r"(\S+?)/(\S+?)/\S*", text)
+    args = ("script", "-i", path, "--symfs", SYMFS, "--itrace=L", "-F")
+    addrs = perf(f"{run}.brstack", *args, "event,ip,sym,brstack").splitlines()
+    syms = perf(f"{run}.brstacksym", *args, "event,brstacksym").splitlines()
+    samples = []
+    for a, n in zip((x for x in addrs if "cpu-clock" in x), (x for x in syms if "cpu-clock" in x)):
+        m = re.match(r"\s*cpu-clock\S*:\s+([0-9a-f]+)\s+(\S+)(.*)", a)
+        if m:
+            samples.append((int(m.group(1), 16), m.group(2),
+                            [(int(f, 16), int(t, 16)) for f, t in entries(m.group(3))],
+                            [(f.partition("+0x")[0], t.partition("+0x")[0])
+                             for f, t in entries(n.partition(":")[2])]))
+    return samples
+
+
+def check_brstack(run, path):
+    """--itrace=L: a branch stack on the samples of the workload, of
+    BRSTACK_MAX entries at most, newest first, ending at the sample: its
+    newest branch goes to the sampled function, at or before the sampled
+    instruction. After the TRBE wrapped (WRAPS), a sample may hold too
+    little trace for a branch."""
+    samples, stacks, entries, bad = 0, 0, 0, []
+    for ip, sym, raw, named in brstack_samples(run, path):
+        if sym not in WORKLOAD_FUNCTIONS:
+            continue
+        samples += 1
+        if not raw:
+            continue
+        stacks += 1
+        entries += len(raw)
+        to = raw[0][1]
+        if (len(raw) > BRSTACK_MAX or len(named) != len(raw) or to > ip or
+                named[0][1] != sym):
+            bad.append(f"{ip:#x} {sym}: {len(raw)} entries, newest to {to:#x} "
+                       f"{named[0][1] if named else '?'}")
+    share = 0 if run in WRAPS else BRSTACK_SHARE
+    result(samples > 0 and stacks > 0 and stacks >= share * samples and not bad,
+           test_name(run, "brstack"),
+           f"{stacks} of {samples} samples in {'/'.join(WORKLOAD_FUNCTIONS)} with a branch "
+           f"stack, {entries / max(stacks, 1):.1f} entries each; "
+           f"not ending at the sample: {len(bad)} {bad[:2]}")
+
+
+def check_callchain(run, path):
+    """--itrace=G: the samples of the workload's functions get call chains
+    from the calls and returns of their trace, which name the caller
+    (perf report's folded call chains, callee first, with counts): most of
+    them, as a sample's trace may start after the call."""
+    out = perf(f"{run}.callchain", "report", "-i", path, "--symfs", SYMFS, "--itrace=G",
+               "--stdio", "--no-children", "-n", "-g", "folded,0,callee,function,count",
+               "--sort", "sym")
+    sampled, called, sym = 0, 0, None
+    for line in out.splitlines():
+        m = re.match(r"\s+[\d.]+%\s+(\d+)\s+\[.\] (\S+)", line)
+        if m:
+            sym = m.group(2) if m.group(2) in CALLERS else None
+            sampled += int(m.group(1)) if sym else 0
+            continue
+        m = re.match(r"(\d+) ([^;\s]+)", line)
+        if m and sym and m.group(2) in CALLERS[sym]:
+            called += int(m.group(1))
+    # After the TRBE wrapped (WRAPS), a sample may hold too little trace
+    # for the call
+    share = 0 if run in WRAPS else CALLCHAIN_SHARE
+    result(sampled > 0 and called > 0 and called >= share * sampled,
+           test_name(run, "callchain"),
+           f"{called} of {sampled} samples in {'/'.join(CALLERS)} with their caller "
+           f"first in the call chain")
+
+
+def report_has_branches(out):
+    """perf report -b --stdio output shows a branch between the workload's
+    functions: a row with one as source and one as target symbol."""
+    funcs = "|".join(WORKLOAD_FUNCTIONS)
+    return re.search(rf"\] ({funcs})\s.*\] ({funcs})\s", out) is not None
+
+
+def check_report_branches(run, path):
+    """perf report -b and --branch-history with --itrace=L show the
+    workload's branches; perf inject --itrace=L writes a file whose branch
+    stacks perf report -b reads without --itrace."""
+    args = ("-i", path, "--symfs", SYMFS, "--stdio", "--itrace=L")
+    out = perf(f"{run}.report-b", "report", "-b", *args, "--sort", "symbol_from,symbol_to")
+    result(report_has_branches(out), test_name(run, "report_branch_stack"),
+           f"{len(out.splitlines())} lines")
+    # Call chains of branches: "symbol +offset" entries under each sample
+    out = perf(f"{run}.report-history", "report", "--branch-history", *args)
+    found = [f for f in WORKLOAD_FUNCTIONS if re.search(rf"--{f} \+\d+", out)]
+    result(len(found) == len(WORKLOAD_FUNCTIONS),
+           test_name(run, "report_branch_history"), f"found {found}")
+    # perf inject has no --symfs: it finds the workload, whose code the
+    # decoder reads, in a build-id cache, as a user's perf archive has it
+    buildid = ("--buildid-dir", f"{OUTDIR}/buildid")
+    perf(f"{run}.buildid-cache", *buildid, "buildid-cache", "-a", f"{SYMFS}/tests/{WORKLOAD}")
+    injected = f"{OUTDIR}/{run}-injected.data"
+    perf(f"{run}.inject", *buildid, "inject", "--itrace=L", "-i", path, "-o", injected)
+    out = perf(f"{run}.injected-report-b", *buildid, "report", "-b", "-i", injected,
+               "--stdio", "--sort", "symbol_from,symbol_to")
+    result(report_has_branches(out), test_name(run, "inject_branch_stack"),
+           f"{len(out.splitlines())} lines of perf report -b of the injected file")
 
 
 def check_report(run, path):
@@ -540,8 +693,12 @@ def check_runs(text, status, files):
         check_attr(run, path, size)
         check_dump(run, path, size)
         check_script(run, path)
+        check_order(run, path)
+        check_brstack(run, path)
+        check_callchain(run, path)
         if run == "aux-sample":
             check_report(run, path)
+            check_report_branches(run, path)
             check_crafted(path)
 
     # A sample that is not larger than the trace's sync period may hold

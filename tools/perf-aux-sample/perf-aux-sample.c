@@ -65,6 +65,12 @@ static const struct run runs[] = {
 	/* Per-thread events, whose samples tell the CPU in PERF_SAMPLE_CPU only */
 	{ "per-thread", { "--per-thread", "-m", NO_WRAP,
 			  "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}", "--aux-sample=4096" } },
+	/*
+	 * Branch stacks at a profiler's rate: a cpu-clock sample every 1ms,
+	 * of 8KiB
+	 */
+	{ "rate-1khz", { "-m", NO_WRAP, "-e", "{cs_etm//u,cpu-clock/period=1000000/}",
+			 "--aux-sample=8192" } },
 	/* Snapshot mode and AUX area sampling: refused */
 	{ "snapshot", { "-S", "-e", "{cs_etm//u,cpu-clock/" PERIOD "/}", "--aux-sample" } },
 };
