@@ -67,13 +67,19 @@ TIMELESS = {"size-term"}
 # Per-thread runs: perf record does not ask for the time of samples
 UNTIMED = {"per-thread"}
 # --itrace=L: of the cpu-clock samples in the workload's functions, the
-# share that must have a branch stack, and its most entries (perf's default)
-BRSTACK_SHARE = 0.95
+# share that must have a branch stack, and its most entries (perf's
+# default). A sample may hold no trace or end before the sampled
+# instruction: 0.5% to 2% of them on the model (one run in
+# ci/MEASUREMENTS.md had 97.9% at 1 kHz), so that with some 40 samples a
+# run 5% would fail one CI run in a few; 15% is a margin that random
+# misses do not reach, and a decoder that loses stacks does
+BRSTACK_SHARE = 0.85
 BRSTACK_MAX = 64
 # --itrace=G: the caller of each function of the workload, the share of
-# the samples in them whose call chain must name it
+# the samples in them whose call chain must name it: a sample's trace
+# may start after the call (2.6% to 6.5% missed on the model)
 CALLERS = {"workload_leaf": ("workload_step",), "workload_step": ("workload", "main")}
-CALLCHAIN_SHARE = 0.85
+CALLCHAIN_SHARE = 0.75
 
 results = []
 
@@ -298,7 +304,7 @@ def brstack_samples(run, path):
 
 
 def check_brstack(run, path):
-    """--itrace=L: a branch stack on the samples of the workload, of
+    """--itrace=L: a branch stack on most samples of the workload, of
     BRSTACK_MAX entries at most, newest first, ending at the sample: its
     newest branch goes to the sampled function, at or before the sampled
     instruction. After the TRBE wrapped (WRAPS), a sample may hold too

@@ -33,7 +33,9 @@ STAGE=0
 # Run stage $1, the command $2..., with its output also in
 # $LOGS/stage-$1.out. On a failure, the last line names the stage and its
 # log: the log that its last error (die's "ERROR: ... see FILE") points
-# to, else the last log that its output points to, else its output.
+# to, or its output if that error names none (an earlier error may be an
+# expected one, of prove-tests-fail); without an error, the last log that
+# its output points to, else its output.
 stage() {
 	local name=$1 start=$SECONDS out=$LOGS/stage-$1.out rc=0 see
 	shift
@@ -46,9 +48,12 @@ stage() {
 	if [ $rc -ne 0 ]; then
 		echo "=== stage $name FAILED after $((SECONDS - start))s"
 		printf '%s\n' "${TIMES[@]}"
-		see=$(grep 'ERROR: .*see /' "$out" | tail -n 1 | grep -o 'see /[^ ,]*' | tail -n 1 |
-		      cut -c5-) || true
-		[ -n "$see" ] || see=$(grep -o 'see /[^ ,]*' "$out" | tail -n 1 | cut -c5-) || true
+		if grep -q 'ERROR: ' "$out"; then
+			see=$(grep 'ERROR: ' "$out" | tail -n 1 | grep -o 'see /[^ ,]*' |
+			      tail -n 1 | cut -c5-) || true
+		else
+			see=$(grep -o 'see /[^ ,]*' "$out" | tail -n 1 | cut -c5-) || true
+		fi
 		echo "first failed stage: $name, see ${see:-$out}"
 		exit 1
 	fi
