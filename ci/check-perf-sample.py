@@ -217,17 +217,25 @@ def check_dump(run, path, size):
                f"{restarted} padded samples not at an A-Sync")
 
 
-def check_script(run, path):
-    """perf script decodes the samples into branches of the workload."""
-    fields = "tid,cpu,event,ip,sym" if run in UNTIMED else "tid,cpu,time,event,ip,sym"
-    out = perf(f"{run}.script", "script", "-i", path, "--symfs", SYMFS,
-               "-F", fields).splitlines()
-    samples, branches = [], []
+def script_lines(out):
+    """The samples of perf script -F tid,cpu,time,event,ip,sym output:
+    (tid, cpu, time, event, sym), time None where not printed."""
+    lines = []
     for line in out:
         m = re.match(r"\s*(\d+)\s+\[(\d+)\]\s+(?:([\d.]+):\s+)?(\S+):\s+\S+\s+(\S+)", line)
-        if not m:
-            continue
-        tid, cpu, time, event, sym = m.groups()
+        if m:
+            lines.append(m.groups())
+    return lines
+
+
+def check_script(run, path):
+    """perf script decodes the samples into branches of the workload.
+    Returns the lines of script_lines(), for check_order()."""
+    fields = "tid,cpu,event,ip,sym" if run in UNTIMED else "tid,cpu,time,event,ip,sym"
+    lines = script_lines(perf(f"{run}.script", "script", "-i", path, "--symfs", SYMFS,
+                              "-F", fields).splitlines())
+    samples, branches = [], []
+    for tid, cpu, time, event, sym in lines:
         if event.startswith("branches"):
             branches.append((tid, cpu, time, sym))
         elif event.startswith("cpu-clock"):
@@ -247,28 +255,16 @@ def check_script(run, path):
         result(len(branches) > 0 and not late,
                test_name(run, "branch_times"),
                f"{len(late)} of {len(branches)} branches at another time")
-
-
-def script_lines(out):
-    """The samples of perf script -F tid,cpu,time,event,ip,sym output:
-    (tid, cpu, time, event, sym), time None where not printed."""
-    lines = []
-    for line in out:
-        m = re.match(r"\s*(\d+)\s+\[(\d+)\]\s+(?:([\d.]+):\s+)?(\S+):\s+\S+\s+(\S+)", line)
-        if m:
-            lines.append(m.groups())
     return lines
 
 
-def check_order(run, path):
+def check_order(run, lines):
     """Each sample's trace is decoded when the sample is processed: its
     branches come right before it, with its thread and CPU, and with its
     time where the trace has no timestamps (TIMELESS); none after the
-    last sample."""
-    out = perf(f"{run}.order", "script", "-i", path, "--symfs", SYMFS, "-F",
-               "tid,cpu,event,ip,sym" if run in UNTIMED else "tid,cpu,time,event,ip,sym")
+    last sample. @lines: check_script()'s perf script lines."""
     pending, branches, bad = [], 0, []
-    for tid, cpu, time, event, _ in script_lines(out.splitlines()):
+    for tid, cpu, time, event, _ in lines:
         if event.startswith("branches"):
             pending.append((tid, cpu, time))
             branches += 1
@@ -698,8 +694,7 @@ def check_runs(text, status, files):
             f.write(files[run])
         check_attr(run, path, size)
         check_dump(run, path, size)
-        check_script(run, path)
-        check_order(run, path)
+        check_order(run, check_script(run, path))
         check_brstack(run, path)
         check_callchain(run, path)
         if run == "aux-sample":
